@@ -1,0 +1,4 @@
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: ['<rootDir>/services/images', '<rootDir>/services/tools'],
+};

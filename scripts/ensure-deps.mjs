@@ -1,0 +1,10 @@
+// `npm start` on a fresh clone: install dependencies first when they are missing.
+import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+
+const needed = ['node_modules/tsx', 'node_modules/express', 'node_modules/sharp'];
+if (!needed.every((p) => existsSync(p))) {
+  console.log('[start] installing dependencies (npm install), once…');
+  const r = spawnSync('npm', ['install', '--no-audit', '--no-fund'], { stdio: 'inherit' });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}
