@@ -1,0 +1,55 @@
+/** The ready-to-paste curl lines `npm start` prints: one for every operation, both URL styles. */
+export interface CurlExampleInput {
+  baseUrl: string;
+  token: string | undefined;
+  apiKey: string | undefined;
+  demoImage: string;
+}
+
+export function curlExamples({ baseUrl, token, apiKey, demoImage }: CurlExampleInput): string[] {
+  const t = token ?? '<API_TOKEN>';
+  const k = apiKey ?? '<API_KEY>';
+  const img = `${baseUrl}/api/image.php`;
+  const idx = `${baseUrl}/api/index.php`;
+  const v1 = `${baseUrl}/api/v1`;
+  const lines = [
+    '# ---- image hosting (token: X-API-Token header, or token= in query/body) ----',
+    `curl -s -H 'X-API-Token: ${t}' -F 'file=@${demoImage}' '${img}?action=upload'`,
+    `curl -s -H 'X-API-Token: ${t}' '${img}?action=list&page=1&limit=20'`,
+    `curl -s '${img}?action=list&keyword=demo&token=${t}'`,
+    `curl -s -H 'X-API-Token: ${t}' -d 'id=1' '${img}?action=delete'`,
+    `curl -s -H 'X-API-Token: ${t}' '${img}?action=trash'`,
+    `curl -s -H 'X-API-Token: ${t}' -d 'id=1' '${img}?action=restore'`,
+    `curl -s -H 'X-API-Token: ${t}' -d 'id=1' '${img}?action=purge'`,
+    `curl -s -H 'X-API-Token: ${t}' '${img}?action=categories'`,
+    `curl -s -H 'X-API-Token: ${t}' --data-urlencode 'name=旅行' '${img}?action=create_category'`,
+    `curl -s -H 'X-API-Token: ${t}' '${img}?action=profile'`,
+    '# thumb_url and url come from the upload answer: curl -s -o thumb.webp "<thumb_url>"; curl -sI "<url>"',
+    '# ---- tool directory (key: X-API-Key header, or api_key= in query) ----',
+    `curl -s -H 'X-API-Key: ${k}' '${idx}?action=tools&page=1&limit=20'`,
+    `curl -s -H 'X-API-Key: ${k}' '${v1}/tools?page=1&limit=20'`,
+    `curl -s -H 'X-API-Key: ${k}' '${idx}?action=tool&slug=vscode'`,
+    `curl -s -H 'X-API-Key: ${k}' '${v1}/tools/vscode'`,
+    `curl -s '${idx}?action=search&q=%E6%88%AA%E5%9B%BE'`,
+    `curl -s '${v1}/tools/search?q=jietu'`,
+    `curl -s -H 'X-API-Key: ${k}' '${idx}?action=categories'`,
+    `curl -s -H 'X-API-Key: ${k}' '${v1}/categories'`,
+    `curl -s -H 'X-API-Key: ${k}' '${idx}?action=category&id=1'`,
+    `curl -s -H 'X-API-Key: ${k}' '${v1}/categories/1'`,
+    `curl -s '${idx}?action=stats&api_key=${k}'`,
+    `curl -s -H 'X-API-Key: ${k}' '${v1}/stats'`,
+    `curl -s '${idx}?action=miniapp&type=ads'`,
+    `curl -s '${v1}/miniapp/ads'`,
+  ];
+  if (token === undefined || apiKey === undefined) {
+    lines.push(
+      '# The demo credentials were created by an earlier start and not kept (data/demo-credentials.json is missing).',
+      '# Make new ones: npm run admin -w services/images -- --help ; npm run admin -w services/tools -- --help',
+    );
+  }
+  return lines;
+}
+
+export function printCurlExamples(input: CurlExampleInput): void {
+  process.stdout.write(`\nPlatform ready on ${input.baseUrl}\n\n${curlExamples(input).join('\n')}\n\n`);
+}

@@ -1,0 +1,52 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+export const NGINX_TEMPLATE_FILE = path.resolve(__dirname, '..', '..', 'proxy', 'nginx.conf.template');
+export const PROXY_DIR = path.resolve(__dirname, '..', '..', 'proxy');
+
+export interface NginxTemplateValues {
+  LISTEN_PORT: string;
+  IMAGES_UPSTREAM_SERVERS: string;
+  TOOLS_UPSTREAM_SERVERS: string;
+  RESOLVER_DIRECTIVE: string;
+  IMAGES_PUBLIC_DIR: string;
+  PROXY_DIR: string;
+  CLIENT_MAX_BODY_SIZE: string;
+}
+
+/**
+ * Renders the template the way the nginx image's envsubst step does: only the
+ * named placeholders are replaced, so nginx's own $variables are left alone.
+ */
+export function renderNginxTemplate(values: NginxTemplateValues, template = readFileSync(NGINX_TEMPLATE_FILE, 'utf8')): string {
+  let rendered = template;
+  for (const [name, value] of Object.entries(values)) {
+    rendered = rendered.split('${' + name + '}').join(value);
+  }
+  const leftover = /\$\{[A-Z_]+\}/.exec(rendered);
+  if (leftover) throw new Error(`nginx template placeholder without a value: ${leftover[0]}`);
+  return rendered;
+}
+
+/** A complete nginx.conf around the rendered server config, for running nginx outside Docker. */
+export function standaloneNginxConf(serverConfig: string, prefixDir: string): string {
+  return [
+    'worker_processes 1;',
+    // Tests run as root and read files the services wrote; workers keep that user.
+    'user root;',
+    `pid ${prefixDir}/nginx.pid;`,
+    `error_log ${prefixDir}/error.log warn;`,
+    'events { worker_connections 512; }',
+    'http {',
+    '  include /etc/nginx/mime.types;',
+    '  default_type application/octet-stream;',
+    `  client_body_temp_path ${prefixDir}/client_body;`,
+    `  proxy_temp_path ${prefixDir}/proxy;`,
+    `  fastcgi_temp_path ${prefixDir}/fastcgi;`,
+    `  uwsgi_temp_path ${prefixDir}/uwsgi;`,
+    `  scgi_temp_path ${prefixDir}/scgi;`,
+    serverConfig,
+    '}',
+    '',
+  ].join('\n');
+}

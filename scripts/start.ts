@@ -1,0 +1,124 @@
+/**
+ * Embedded mode (`npm start`): the whole platform in one Node process on :8080.
+ *
+ * Both services run with their own code paths; only the knex client (PGlite under
+ * ./data instead of a Postgres server) and the limiter store (memory instead of
+ * Redis) differ from production. This file plays nginx's part: see
+ * lib/front-door.ts, which applies proxy/v1-rewrites.conf.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import pino from 'pino';
+import sharp from 'sharp';
+import { loadConfig as loadImagesConfig } from '../services/images/src/config';
+import { openImagesService } from '../services/images/src/service';
+import { ensureDemoUser } from '../services/images/src/demo';
+import { loadConfig as loadToolsConfig } from '../services/tools/src/config';
+import { openToolsService } from '../services/tools/src/service';
+import { ensureDemoData } from '../services/tools/src/demo';
+import { createFrontDoor } from './lib/front-door';
+import { loadV1Rewrites } from './lib/v1-rewrites';
+import { printCurlExamples } from './lib/curl-examples';
+
+const ROOT = path.resolve(__dirname, '..');
+
+interface DemoCredentials {
+  token?: string;
+  apiKey?: string;
+}
+
+async function main(): Promise<void> {
+  const env = process.env;
+  const port = Number(env.PORT ?? 8080);
+  const dataDir = path.resolve(ROOT, env.DATA_DIR ?? 'data');
+  mkdirSync(dataDir, { recursive: true });
+  const baseUrl = env.PUBLIC_BASE_URL ?? `http://localhost:${port}`;
+  const logger = pino({ level: env.LOG_LEVEL ?? 'info' });
+
+  // Each service gets its own environment, as its container would.
+  const imagesConfig = loadImagesConfig({
+    ...env,
+    DATABASE_URL: env.IMAGES_DATABASE_URL ?? `pglite:${path.join(dataDir, 'images-db')}`,
+    STORAGE_DIR: env.IMAGES_STORAGE_DIR ?? path.join(dataDir, 'images'),
+    PUBLIC_BASE_URL: baseUrl,
+  });
+  const toolsConfig = loadToolsConfig({
+    ...env,
+    DATABASE_URL: env.TOOLS_DATABASE_URL ?? `pglite:${path.join(dataDir, 'tools-db')}`,
+    REDIS_URL: env.TOOLS_REDIS_URL,
+  });
+
+  const images = await openImagesService(imagesConfig, { logger: logger.child({ service: 'images' }) });
+  const tools = await openToolsService(toolsConfig, { logger: logger.child({ service: 'tools' }) });
+
+  const credentialsFile = path.join(dataDir, 'demo-credentials.json');
+  const credentials: DemoCredentials = existsSync(credentialsFile)
+    ? (JSON.parse(readFileSync(credentialsFile, 'utf8')) as DemoCredentials)
+    : {};
+  const newToken = await ensureDemoUser(images.db);
+  if (newToken !== null) credentials.token = newToken;
+  const demo = await ensureDemoData(tools.db);
+  if (demo.apiKey !== null) credentials.apiKey = demo.apiKey;
+  if (newToken !== null || demo.apiKey !== null) {
+    // The demo's secrets are kept here so that later starts can print working curl lines.
+    writeFileSync(credentialsFile, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
+  }
+  if (demo.importedTools > 0) logger.info({ importedTools: demo.importedTools }, 'sample tool directory imported');
+
+  const demoImage = path.join(dataDir, 'demo.jpg');
+  if (!existsSync(demoImage)) await writeDemoImage(demoImage);
+
+  const front = createFrontDoor({
+    imagesApp: images.app,
+    toolsApp: tools.app,
+    imagesPublicDir: path.join(imagesConfig.STORAGE_DIR, 'public'),
+    v1Rules: loadV1Rewrites(),
+  });
+  const server = front.listen(port, env.HOST ?? '0.0.0.0');
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const actualPort = (server.address() as AddressInfo).port;
+  logger.info({ port: actualPort, dataDir }, 'platform listening');
+  printCurlExamples({ baseUrl, token: credentials.token, apiKey: credentials.apiKey, demoImage });
+
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    const deadline = setTimeout(() => {
+      logger.warn('in-flight requests did not finish in time; closing anyway');
+      server.closeAllConnections();
+    }, Number(env.SHUTDOWN_TIMEOUT_MS ?? 10000));
+    deadline.unref();
+    server.close(() => {
+      void Promise.allSettled([images.close(), tools.close()]).then(() => process.exit(0));
+    });
+    server.closeIdleConnections();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+async function writeDemoImage(file: string): Promise<void> {
+  const width = 640;
+  const height = 480;
+  const pixels = Buffer.alloc(width * height * 3);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = (y * width + x) * 3;
+      pixels[i] = Math.round((x / width) * 255);
+      pixels[i + 1] = Math.round((y / height) * 255);
+      pixels[i + 2] = 160;
+    }
+  }
+  await sharp(pixels, { raw: { width, height, channels: 3 } }).jpeg({ quality: 85 }).toFile(file);
+}
+
+main().catch((error: unknown) => {
+  console.error(`start failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
