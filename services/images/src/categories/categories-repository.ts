@@ -1,0 +1,58 @@
+import type { Knex } from 'knex';
+
+export interface CategoryRow {
+  id: number;
+  name: string;
+  isDefault: boolean;
+  imageCount: number;
+  createdAt: Date;
+}
+
+export function createCategoriesRepository(db: Knex) {
+  return {
+    async findOwned(userId: number, categoryId: number): Promise<{ id: number } | null> {
+      const row = await db('categories').where({ id: categoryId, user_id: userId }).first('id');
+      return row ? { id: Number(row.id) } : null;
+    },
+
+    async findDefault(userId: number): Promise<{ id: number } | null> {
+      const row = await db('categories').where({ user_id: userId, is_default: true }).first('id');
+      return row ? { id: Number(row.id) } : null;
+    },
+
+    async listForUser(userId: number): Promise<CategoryRow[]> {
+      const rows = await db('categories as c')
+        .where('c.user_id', userId)
+        .orderBy([{ column: 'c.is_default', order: 'desc' }, { column: 'c.id', order: 'asc' }])
+        .select(
+          'c.id',
+          'c.name',
+          'c.is_default',
+          'c.created_at',
+          db.raw(
+            "(SELECT count(*) FROM images i WHERE i.user_id = c.user_id AND i.category_id = c.id AND i.status = 'stored') AS image_count",
+          ),
+        );
+      return rows.map((row: Record<string, unknown>) => ({
+        id: Number(row.id),
+        name: String(row.name),
+        isDefault: Boolean(row.is_default),
+        imageCount: Number(row.image_count),
+        createdAt: row.created_at as Date,
+      }));
+    },
+
+    /** Returns null when the user already has a category with that name. */
+    async create(userId: number, name: string): Promise<{ id: number } | null> {
+      const rows = await db('categories')
+        .insert({ user_id: userId, name, is_default: false })
+        .onConflict(['user_id', 'name'])
+        .ignore()
+        .returning('id');
+      const first = rows[0] as { id: unknown } | undefined;
+      return first ? { id: Number(first.id) } : null;
+    },
+  };
+}
+
+export type CategoriesRepository = ReturnType<typeof createCategoriesRepository>;

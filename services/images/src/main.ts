@@ -1,0 +1,48 @@
+import http from 'node:http';
+import { loadConfig, type ImagesConfig } from './config';
+import { createLogger, openImagesService } from './service';
+
+async function main(): Promise<void> {
+  let config: ImagesConfig;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    process.stderr.write(`config error: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
+  const logger = createLogger(config);
+  const service = await openImagesService(config, { logger });
+  const server = http.createServer(service.app);
+  server.listen(config.port, config.host, () => logger.info({ host: config.host, port: config.port }, 'images service listening'));
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: no new connections, waiting for in-flight requests');
+    server.closeIdleConnections();
+    const forced = setTimeout(() => {
+      logger.warn('shutdown timeout reached, closing remaining connections');
+      server.closeAllConnections();
+    }, config.shutdownTimeoutMs);
+    forced.unref();
+    server.close(async () => {
+      clearTimeout(forced);
+      try {
+        await service.close();
+        logger.info('shutdown complete');
+        process.exit(0);
+      } catch (error) {
+        logger.error({ err: error }, 'error while closing');
+        process.exit(1);
+      }
+    });
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((error) => {
+  process.stderr.write(`images service failed to start: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});

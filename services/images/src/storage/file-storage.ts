@@ -1,0 +1,89 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+
+/**
+ * public/ holds only what nginx may serve under /i/; bin/, thumbs/ and tmp/ sit beside it on the
+ * same filesystem so every move is an atomic rename.
+ */
+export type StorageArea = 'public' | 'bin' | 'thumbs';
+
+const STORAGE_KEY = /^\d{4}\/\d{2}\/\d{2}\/[0-9a-f]{32}\.[a-z]{3,4}$/;
+
+async function fsyncPath(target: string, flags: string): Promise<void> {
+  const handle = await fs.open(target, flags);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function removeQuietly(target: string): Promise<void> {
+  await fs.rm(target, { force: true });
+}
+
+export function createFileStorage(options: { storageDir: string; timeZone: string }) {
+  const root = options.storageDir;
+  const tmpDir = path.join(root, 'tmp');
+  const dayParts = new Intl.DateTimeFormat('en-CA', {
+    timeZone: options.timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  });
+
+  const areaPath = (area: StorageArea, storageKey: string): string => {
+    // Keys are generated here, but rows could be edited by hand: never let one escape its area.
+    if (!STORAGE_KEY.test(storageKey)) throw new Error(`invalid storage key ${JSON.stringify(storageKey)}`);
+    return path.join(root, area, storageKey);
+  };
+
+  return {
+    root,
+    tmpDir,
+
+    async ensureDirectories(): Promise<void> {
+      for (const dir of ['public', 'bin', 'thumbs', 'tmp']) await fs.mkdir(path.join(root, dir), { recursive: true });
+    },
+
+    /** A fresh path in tmp/ for data that is not yet accepted. */
+    tempPath(suffix = ''): string {
+      return path.join(tmpDir, `${randomBytes(16).toString('hex')}${suffix}`);
+    },
+
+    /** YYYY/MM/DD/<128 random bits>.<ext>, the day taken in the configured zone. */
+    newStorageKey(extension: string, now: Date): string {
+      const parts = Object.fromEntries(dayParts.formatToParts(now).map((part) => [part.type, part.value]));
+      return `${parts.year}/${parts.month}/${parts.day}/${randomBytes(16).toString('hex')}.${extension}`;
+    },
+
+    absolutePath: areaPath,
+
+    /** Makes a temp file durable, then renames it into place: readers never see a partial file. */
+    async commitTempFile(tempFile: string, area: StorageArea, storageKey: string): Promise<void> {
+      const target = areaPath(area, storageKey);
+      await fsyncPath(tempFile, 'r+');
+      await fs.mkdir(path.dirname(target), { recursive: true });
+      await fs.rename(tempFile, target);
+      await fsyncPath(path.dirname(target), 'r');
+    },
+
+    async move(from: StorageArea, to: StorageArea, storageKey: string): Promise<void> {
+      const target = areaPath(to, storageKey);
+      await fs.mkdir(path.dirname(target), { recursive: true });
+      await fs.rename(areaPath(from, storageKey), target);
+      await fsyncPath(path.dirname(target), 'r');
+    },
+
+    async remove(area: StorageArea, storageKey: string): Promise<void> {
+      await removeQuietly(areaPath(area, storageKey));
+    },
+
+    async removeTemp(tempFile: string | undefined): Promise<void> {
+      if (tempFile && path.dirname(tempFile) === tmpDir) await removeQuietly(tempFile);
+    },
+  };
+}
+
+export type FileStorage = ReturnType<typeof createFileStorage>;
