@@ -22,7 +22,7 @@ export function openDb(target: DatabaseTarget): Knex {
     });
   }
   if (target.kind === 'pglite-dir') fs.mkdirSync(target.dir, { recursive: true });
-  const pglite = new PGlite(target.kind === 'pglite-dir' ? target.dir : undefined, { extensions: { pg_trgm } });
+  const pglite = new PGlite({ dataDir: target.kind === 'pglite-dir' ? target.dir : undefined, extensions: { pg_trgm } });
   return knex({
     client: ClientPgLite,
     dialect: 'postgres',

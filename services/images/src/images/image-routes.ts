@@ -97,17 +97,21 @@ export function createImageRoutes(deps: { service: ImagesService; storage: FileS
       const file: ReceivedFile | undefined = req.file
         ? { path: req.file.path, size: req.file.size, originalName: req.file.originalname }
         : undefined;
-      if (!user) {
-        try {
-          user = await service.authenticate(firstString(bodyOf(req).token));
-        } catch (error) {
+      let beforeService = true;
+      let data;
+      try {
+        if (!user) user = await service.authenticate(firstString(bodyOf(req).token));
+        const idempotencyKey = parseIdempotencyKey(req.get('idempotency-key'));
+        beforeService = false;
+        data = await service.upload({ user, file, categoryId: bodyOf(req).category_id ?? req.query.category_id, idempotencyKey });
+      } catch (error) {
+        // service.upload consumes the temp file and counts its own outcomes; this covers what fails before it.
+        if (beforeService) {
           await storage.removeTemp(file?.path);
           service.countRejectedUpload(error);
-          throw error;
         }
+        throw error;
       }
-      const idempotencyKey = parseIdempotencyKey(req.get('idempotency-key'));
-      const data = await service.upload({ user, file, categoryId: bodyOf(req).category_id ?? req.query.category_id, idempotencyKey });
       res.json(ok(Messages.uploaded, data));
       return;
     }

@@ -1,0 +1,402 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import sharp from 'sharp';
+import request from 'supertest';
+import {
+  createTestUser,
+  filesIn,
+  fixture,
+  fixtureBytes,
+  imageRows,
+  openTestService,
+  publicPathOf,
+  usedBytes,
+  type TestService,
+} from './helpers';
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await openTestService();
+});
+afterAll(async () => svc.close());
+beforeEach(async () => svc.reset());
+
+const UPLOAD = '/api/image.php?action=upload';
+const thumbPath = (thumbUrl: string) => thumbUrl.replace('http://img.test', '');
+
+async function fetchThumb(thumbUrl: string) {
+  return request(svc.app).get(thumbPath(thumbUrl)).buffer(true).parse((res, done) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    res.on('end', () => done(null, Buffer.concat(chunks)));
+  });
+}
+
+/** The state a refused upload must leave: no row, no file anywhere, nothing charged. */
+async function expectNothingStored(userId: number) {
+  expect(await imageRows(svc.db)).toEqual([]);
+  expect(filesIn(svc.storageDir, 'public')).toEqual([]);
+  expect(filesIn(svc.storageDir, 'thumbs')).toEqual([]);
+  expect(filesIn(svc.storageDir, 'tmp')).toEqual([]);
+  expect(await usedBytes(svc.db, userId)).toBe(0);
+}
+
+describe('accepted images', () => {
+  const cases = [
+    { file: 'phone-orientation6.jpg', ext: 'jpg', width: 1200, height: 1600, thumb: [300, 400] },
+    { file: 'alpha.png', ext: 'png', width: 640, height: 480, thumb: [400, 300] },
+    { file: 'animated.gif', ext: 'gif', width: 320, height: 240, thumb: [320, 240] },
+    { file: 'photo.webp', ext: 'webp', width: 800, height: 600, thumb: [400, 300] },
+    { file: 'photo.avif', ext: 'avif', width: 500, height: 300, thumb: [400, 240] },
+    { file: 'photo.tiff', ext: 'tiff', width: 300, height: 200, thumb: [300, 200] },
+  ] as const;
+
+  test.each(cases)('when $file is uploaded, then it is stored with its displayed size and a WebP thumbnail', async (c) => {
+    const user = await createTestUser(svc.db);
+    const bytes = fixtureBytes(c.file);
+
+    const res = await request(svc.app).post(UPLOAD).set('X-API-Token', user.token).attach('file', fixture(c.file));
+
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      code: 0,
+      msg: '上传成功',
+      data: {
+        id: 1,
+        url: expect.stringMatching(new RegExp(`^http://img\\.test/i/\\d{4}/\\d{2}/\\d{2}/[0-9a-f]{32}\\.${c.ext}$`)),
+        thumb_url: expect.stringMatching(/^http:\/\/img\.test\/api\/thumb\.php\?id=1&sig=[\w-]{32}$/),
+        original_name: c.file,
+        file_size: bytes.length,
+        width: c.width,
+        height: c.height,
+      },
+    });
+    expect(fs.readFileSync(publicPathOf(svc.storageDir, res.body.data.url)).equals(bytes)).toBe(true);
+    expect(filesIn(svc.storageDir, 'public')).toHaveLength(1);
+    expect(filesIn(svc.storageDir, 'tmp')).toEqual([]);
+    expect(await usedBytes(svc.db, user.id)).toBe(bytes.length);
+
+    const thumb = await fetchThumb(res.body.data.thumb_url);
+    expect(thumb.status).toBe(200);
+    expect(thumb.headers['content-type']).toBe('image/webp');
+    expect(thumb.headers['x-content-type-options']).toBe('nosniff');
+    const meta = await sharp(thumb.body as Buffer).metadata();
+    expect(meta.format).toBe('webp');
+    expect([meta.width, meta.height]).toEqual(c.thumb);
+    expect(meta.pages ?? 1).toBe(1);
+    expect(filesIn(svc.storageDir, 'thumbs')).toHaveLength(1);
+  });
+
+  test('when the phone JPEG is thumbnailed, then the thumbnail is upright (EXIF orientation applied)', async () => {
+    const user = await createTestUser(svc.db);
+    const res = await request(svc.app).post(UPLOAD).set('X-API-Token', user.token).attach('file', fixture('phone-orientation6.jpg'));
+    const thumb = await fetchThumb(res.body.data.thumb_url);
+    const meta = await sharp(thumb.body as Buffer).metadata();
+    expect(meta.width).toBeLessThan(meta.height!);
+    expect(meta.orientation ?? 1).toBe(1);
+  });
+
+  test('when the PNG has alpha, then its thumbnail keeps the alpha channel', async () => {
+    const user = await createTestUser(svc.db);
+    const res = await request(svc.app).post(UPLOAD).set('X-API-Token', user.token).attach('file', fixture('alpha.png'));
+    const meta = await sharp((await fetchThumb(res.body.data.thumb_url)).body as Buffer).metadata();
+    expect(meta.hasAlpha).toBe(true);
+  });
+
+  test('when the original is smaller than a thumbnail would be, then the original serves as the thumbnail', async () => {
+    const user = await createTestUser(svc.db);
+    const res = await request(svc.app).post(UPLOAD).set('X-API-Token', user.token).attach('file', fixture('tiny.gif'));
+    expect(res.body.data).toMatchObject({ width: 24, height: 24, file_size: fixtureBytes('tiny.gif').length });
+    const thumb = await fetchThumb(res.body.data.thumb_url);
+    expect(thumb.status).toBe(200);
+    expect(thumb.headers['content-type']).toBe('image/gif');
+    expect((thumb.body as Buffer).equals(fixtureBytes('tiny.gif'))).toBe(true);
+    expect(filesIn(svc.storageDir, 'thumbs')).toEqual([]);
+  });
+
+  test('when a small image still has a smaller WebP form, then the WebP thumbnail is kept', async () => {
+    const user = await createTestUser(svc.db);
+    const res = await request(svc.app).post(UPLOAD).set('X-API-Token', user.token).attach('file', fixture('tiny.png'));
+    const thumb = await fetchThumb(res.body.data.thumb_url);
+    expect(thumb.headers['content-type']).toBe('image/webp');
+    expect((thumb.body as Buffer).length).toBeLessThan(fixtureBytes('tiny.png').length);
+    expect(filesIn(svc.storageDir, 'thumbs')).toHaveLength(1);
+  });
+
+  test('when the file name is Chinese or carries a path, then original_name is the bare name and the stored name is random', async () => {
+    const user = await createTestUser(svc.db);
+    const chinese = await request(svc.app)
+      .post(UPLOAD)
+      .set('X-API-Token', user.token)
+      .attach('file', fixtureBytes('tiny.png'), { filename: '我的照片.png', contentType: 'image/png' });
+    expect(chinese.body.data.original_name).toBe('我的照片.png');
+    const withPath = await request(svc.app)
+      .post(UPLOAD)
+      .set('X-API-Token', user.token)
+      .attach('file', fixtureBytes('tiny.png'), { filename: '../../etc/passwd', contentType: 'image/png' });
+    expect(withPath.body.data.original_name).toBe('passwd');
+    expect(withPath.body.data.url).toMatch(/\/[0-9a-f]{32}\.png$/);
+    expect(filesIn(svc.storageDir, 'public')).toHaveLength(2);
+  });
+
+  test('when the client claims a wrong MIME type and extension, then the type comes from the bytes', async () => {
+    const user = await createTestUser(svc.db);
+    const res = await request(svc.app)
+      .post(UPLOAD)
+      .set('X-API-Token', user.token)
+      .attach('file', fixtureBytes('photo.webp'), { filename: 'holiday.jpg', contentType: 'image/jpeg' });
+    expect(res.body.code).toBe(0);
+    expect(res.body.data.url).toMatch(/\.webp$/);
+    expect(res.body.data.original_name).toBe('holiday.jpg');
+  });
+});
+
+describe('token', () => {
+  test('when the token is in the query, then the upload is accepted', async () => {
+    const user = await createTestUser(svc.db);
+    const res = await request(svc.app).post(`${UPLOAD}&token=${user.token}`).attach('file', fixture('tiny.png'));
+    expect(res.body.code).toBe(0);
+    expect(await imageRows(svc.db, user.id)).toHaveLength(1);
+  });
+
+  test.each(['before', 'after'])('when the token is a multipart field %s the file, then the upload is accepted', async (order) => {
+    const user = await createTestUser(svc.db);
+    const req = request(svc.app).post(UPLOAD);
+    const res = await (order === 'before'
+      ? req.field('token', user.token).attach('file', fixture('tiny.png'))
+      : req.attach('file', fixture('tiny.png')).field('token', user.token));
+    expect(res.body.code).toBe(0);
+    expect(await imageRows(svc.db, user.id)).toHaveLength(1);
+  });
+
+  test.each([
+    ['no token', (r: request.Test) => r],
+    ['a wrong header token', (r: request.Test) => r.set('X-API-Token', 'wrong')],
+    ['a wrong body token', (r: request.Test) => r.field('token', 'wrong')],
+  ])('when the upload carries %s, then 请先登录 and nothing is stored', async (_name, withToken) => {
+    const user = await createTestUser(svc.db);
+    const res = await withToken(request(svc.app).post(UPLOAD)).attach('file', fixture('tiny.png'));
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ code: 1, msg: '请先登录' });
+    await expectNothingStored(user.id);
+  });
+
+  test('when the header token is wrong but the query token is right, then there is no fallback: 请先登录', async () => {
+    const user = await createTestUser(svc.db);
+    const res = await request(svc.app).post(`${UPLOAD}&token=${user.token}`).set('X-API-Token', 'wrong').attach('file', fixture('tiny.png'));
+    expect(res.body).toEqual({ code: 1, msg: '请先登录' });
+    await expectNothingStored(user.id);
+  });
+
+  test('when a token is reset, then the old one stops working', async () => {
+    const { resetToken } = await import('../src/users/user-admin');
+    const user = await createTestUser(svc.db);
+    const fresh = await resetToken(svc.db, user.name);
+    const old = await request(svc.app).get('/api/image.php?action=list').set('X-API-Token', user.token);
+    expect(old.body).toEqual({ code: 1, msg: '请先登录' });
+    const now = await request(svc.app).get('/api/image.php?action=list').set('X-API-Token', fresh);
+    expect(now.body.code).toBe(0);
+  });
+
+  test('when a token is stored, then only its SHA-256 digest is in the database', async () => {
+    const user = await createTestUser(svc.db);
+    const row = await svc.db('users').where({ id: user.id }).first('token_hash');
+    expect(row.token_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(row.token_hash).not.toContain(user.token);
+  });
+});
+
+describe('bad input', () => {
+  test.each([
+    ['no file field', (r: request.Test) => r.field('category_id', '1'), '请选择要上传的文件'],
+    ['a wrong field name', (r: request.Test) => r.attach('image', fixture('tiny.png')), '请选择要上传的文件'],
+    ['an empty file', (r: request.Test) => r.attach('file', Buffer.alloc(0), 'empty.jpg'), '请选择要上传的文件'],
+    ['a JSON body', (r: request.Test) => r.send({ file: 'abc' }), '请选择要上传的文件'],
+    ['a urlencoded body', (r: request.Test) => r.type('form').send('file=abc'), '请选择要上传的文件'],
+    ['two files', (r: request.Test) => r.attach('file', fixture('tiny.png')).attach('file', fixture('tiny.png')), '参数错误'],
+    [
+      'a malformed multipart body',
+      (r: request.Test) =>
+        r
+          .set('Content-Type', 'multipart/form-data; boundary=XyZ')
+          .send('--XyZ\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n\x89PNG partial'),
+      '请求格式错误',
+    ],
+    ['a multipart body without boundary', (r: request.Test) => r.set('Content-Type', 'multipart/form-data').send('abc'), '请求格式错误'],
+    ['an SVG', (r: request.Test) => r.attach('file', fixture('drawing.svg')), '不支持的文件类型'],
+    ['an SVG named .png', (r: request.Test) => r.attach('file', fixtureBytes('drawing.svg'), { filename: 'x.png', contentType: 'image/png' }), '不支持的文件类型'],
+    ['a text file renamed .jpg', (r: request.Test) => r.attach('file', fixture('notes-really-text.jpg')), '不支持的文件类型'],
+    ['a truncated JPEG', (r: request.Test) => r.attach('file', fixture('truncated.jpg')), '图片文件已损坏'],
+    ['a 100-megapixel PNG', (r: request.Test) => r.attach('file', fixture('huge-100mp.png')), '图片尺寸超出限制'],
+    ['category_id=abc', (r: request.Test) => r.field('category_id', 'abc').attach('file', fixture('tiny.png')), '参数错误'],
+    ['category_id=-1', (r: request.Test) => r.field('category_id', '-1').attach('file', fixture('tiny.png')), '参数错误'],
+  ])('when the upload has %s, then it is refused with its message and changes nothing', async (_name, build, msg) => {
+    const user = await createTestUser(svc.db);
+    const res = await build(request(svc.app).post(UPLOAD).set('X-API-Token', user.token));
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ code: 1, msg });
+    await expectNothingStored(user.id);
+  });
+
+  test('when upload is called with GET, then 不支持的操作', async () => {
+    const user = await createTestUser(svc.db);
+    const res = await request(svc.app).get(UPLOAD).set('X-API-Token', user.token);
+    expect(res.body).toEqual({ code: 1, msg: '不支持的操作' });
+  });
+});
+
+describe('group limits and quota', () => {
+  test('when the file is over the group max_file_size (header token), then 文件大小超出限制 and nothing is stored', async () => {
+    const user = await createTestUser(svc.db);
+    await svc.db('groups').where({ name: 'default' }).update({ max_file_size: 100_000 });
+    const res = await request(svc.app).post(UPLOAD).set('X-API-Token', user.token).attach('file', fixture('phone-orientation6.jpg'));
+    expect(res.body).toEqual({ code: 1, msg: '文件大小超出限制' });
+    await expectNothingStored(user.id);
+  });
+
+  test('when the file is over the group max_file_size (body token), then 文件大小超出限制 and nothing is stored', async () => {
+    const user = await createTestUser(svc.db);
+    await svc.db('groups').where({ name: 'default' }).update({ max_file_size: 100_000 });
+    const res = await request(svc.app).post(UPLOAD).field('token', user.token).attach('file', fixture('phone-orientation6.jpg'));
+    expect(res.body).toEqual({ code: 1, msg: '文件大小超出限制' });
+    await expectNothingStored(user.id);
+  });
+
+  test('when the file is exactly max_file_size, then it is accepted', async () => {
+    const user = await createTestUser(svc.db);
+    const size = fixtureBytes('photo.webp').length;
+    await svc.db('groups').where({ name: 'default' }).update({ max_file_size: size });
+    const res = await request(svc.app).post(UPLOAD).set('X-API-Token', user.token).attach('file', fixture('photo.webp'));
+    expect(res.body.code).toBe(0);
+  });
+
+  test('when the user moves to the vip group, then its larger limit applies', async () => {
+    const user = await createTestUser(svc.db);
+    await svc.db('groups').where({ name: 'default' }).update({ max_file_size: 100_000 });
+    const vip = await svc.db('groups').where({ name: 'vip' }).first('id');
+    await svc.db('users').where({ id: user.id }).update({ group_id: vip.id });
+    const res = await request(svc.app).post(UPLOAD).set('X-API-Token', user.token).attach('file', fixture('phone-orientation6.jpg'));
+    expect(res.body.code).toBe(0);
+  });
+
+  test('when the quota is used up, then 存储空间不足 and the used bytes stay the sum of stored files', async () => {
+    const user = await createTestUser(svc.db);
+    const size = fixtureBytes('photo.webp').length;
+    await svc.db('groups').where({ name: 'default' }).update({ quota_bytes: size * 2 + 10 });
+    for (let i = 0; i < 2; i += 1) {
+      const ok = await request(svc.app).post(UPLOAD).set('X-API-Token', user.token).attach('file', fixture('photo.webp'));
+      expect(ok.body.code).toBe(0);
+    }
+    const refused = await request(svc.app).post(UPLOAD).set('X-API-Token', user.token).attach('file', fixture('photo.webp'));
+    expect(refused.body).toEqual({ code: 1, msg: '存储空间不足' });
+    expect(await imageRows(svc.db, user.id)).toHaveLength(2);
+    expect(filesIn(svc.storageDir, 'public')).toHaveLength(2);
+    expect(filesIn(svc.storageDir, 'tmp')).toEqual([]);
+    expect(await usedBytes(svc.db, user.id)).toBe(size * 2);
+  });
+
+  test('when uploads race on PGlite too, then the quota is never overshot', async () => {
+    const user = await createTestUser(svc.db);
+    const size = fixtureBytes('tiny.png').length;
+    await svc.db('groups').where({ name: 'default' }).update({ quota_bytes: size * 3 });
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => request(svc.app).post(UPLOAD).set('X-API-Token', user.token).attach('file', fixture('tiny.png'))),
+    );
+    expect(results.filter((r) => r.body.code === 0)).toHaveLength(3);
+    expect(results.filter((r) => r.body.msg === '存储空间不足')).toHaveLength(5);
+    expect(await usedBytes(svc.db, user.id)).toBe(size * 3);
+    expect(filesIn(svc.storageDir, 'public')).toHaveLength(3);
+  });
+});
+
+describe('categories on upload', () => {
+  test('when category_id is omitted, then the image goes to the default category', async () => {
+    const user = await createTestUser(svc.db);
+    await request(svc.app).post(UPLOAD).set('X-API-Token', user.token).attach('file', fixture('tiny.png'));
+    const [row] = await imageRows(svc.db, user.id);
+    const category = await svc.db('categories').where({ id: row!.category_id }).first();
+    expect(category).toMatchObject({ is_default: true, name: '默认分类' });
+  });
+
+  test("when category_id is the user's own, then the image goes there", async () => {
+    const user = await createTestUser(svc.db);
+    const made = await request(svc.app).post('/api/image.php?action=create_category').set('X-API-Token', user.token).type('form').send({ name: '旅行' });
+    const res = await request(svc.app).post(UPLOAD).set('X-API-Token', user.token).field('category_id', String(made.body.data.id)).attach('file', fixture('tiny.png'));
+    expect(res.body.code).toBe(0);
+    const [row] = await imageRows(svc.db, user.id);
+    expect(Number(row!.category_id)).toBe(made.body.data.id);
+  });
+
+  test("when category_id belongs to another user or does not exist, then 分类不存在 and nothing is stored", async () => {
+    const owner = await createTestUser(svc.db);
+    const user = await createTestUser(svc.db);
+    const others = await svc.db('categories').where({ user_id: owner.id }).first('id');
+    for (const categoryId of [String(others.id), '99999']) {
+      const res = await request(svc.app).post(UPLOAD).set('X-API-Token', user.token).field('category_id', categoryId).attach('file', fixture('tiny.png'));
+      expect(res.body).toEqual({ code: 1, msg: '分类不存在' });
+    }
+    await expectNothingStored(user.id);
+  });
+});
+
+describe('Idempotency-Key', () => {
+  test('when an upload is retried with the same key, then the first result comes back and nothing new is stored', async () => {
+    const user = await createTestUser(svc.db);
+    const send = () => request(svc.app).post(UPLOAD).set('X-API-Token', user.token).set('Idempotency-Key', 'retry-1').attach('file', fixture('photo.webp'));
+    const first = await send();
+    const second = await send();
+    expect(first.body.code).toBe(0);
+    expect(second.body).toEqual(first.body);
+    expect(await imageRows(svc.db, user.id)).toHaveLength(1);
+    expect(filesIn(svc.storageDir, 'public')).toHaveLength(1);
+    expect(filesIn(svc.storageDir, 'tmp')).toEqual([]);
+    expect(await usedBytes(svc.db, user.id)).toBe(fixtureBytes('photo.webp').length);
+  });
+
+  test('when duplicates with one key arrive concurrently, then exactly one image is created and all get its result', async () => {
+    const user = await createTestUser(svc.db);
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        request(svc.app).post(UPLOAD).set('X-API-Token', user.token).set('Idempotency-Key', 'same').attach('file', fixture('photo.webp')),
+      ),
+    );
+    expect(new Set(results.map((r) => r.body.data?.id))).toEqual(new Set([1]));
+    expect(await imageRows(svc.db, user.id)).toHaveLength(1);
+    expect(filesIn(svc.storageDir, 'public')).toHaveLength(1);
+    expect(await usedBytes(svc.db, user.id)).toBe(fixtureBytes('photo.webp').length);
+  });
+
+  test('when the first attempt failed, then a retry with the same key is processed afresh', async () => {
+    const user = await createTestUser(svc.db);
+    const failed = await request(svc.app).post(UPLOAD).set('X-API-Token', user.token).set('Idempotency-Key', 'k').attach('file', fixture('drawing.svg'));
+    expect(failed.body).toEqual({ code: 1, msg: '不支持的文件类型' });
+    const retried = await request(svc.app).post(UPLOAD).set('X-API-Token', user.token).set('Idempotency-Key', 'k').attach('file', fixture('tiny.png'));
+    expect(retried.body.code).toBe(0);
+    expect(await imageRows(svc.db, user.id)).toHaveLength(1);
+  });
+
+  test('when two users use the same key, then each gets their own image', async () => {
+    const a = await createTestUser(svc.db);
+    const b = await createTestUser(svc.db);
+    const ra = await request(svc.app).post(UPLOAD).set('X-API-Token', a.token).set('Idempotency-Key', 'k').attach('file', fixture('tiny.png'));
+    const rb = await request(svc.app).post(UPLOAD).set('X-API-Token', b.token).set('Idempotency-Key', 'k').attach('file', fixture('tiny.png'));
+    expect(ra.body.data.id).not.toBe(rb.body.data.id);
+    expect(await imageRows(svc.db)).toHaveLength(2);
+  });
+
+  test('when the key is not printable ASCII or too long, then 参数错误 and nothing is stored', async () => {
+    const user = await createTestUser(svc.db);
+    const res = await request(svc.app).post(UPLOAD).set('X-API-Token', user.token).set('Idempotency-Key', 'x'.repeat(256)).attach('file', fixture('tiny.png'));
+    expect(res.body).toEqual({ code: 1, msg: '参数错误' });
+    await expectNothingStored(user.id);
+  });
+});
+
+test('when several uploads land the same day, then files sit under YYYY/MM/DD/ with random 128-bit names', async () => {
+  const user = await createTestUser(svc.db);
+  for (let i = 0; i < 3; i += 1) await request(svc.app).post(UPLOAD).set('X-API-Token', user.token).attach('file', fixture('tiny.png'));
+  const files = filesIn(svc.storageDir, 'public');
+  expect(files).toHaveLength(3);
+  for (const file of files) expect(file).toMatch(/^\d{4}\/\d{2}\/\d{2}\/[0-9a-f]{32}\.png$/);
+  expect(new Set(files.map((f) => path.basename(f))).size).toBe(3);
+});
