@@ -17,7 +17,12 @@ export function createLogger(config: ImagesConfig): pino.Logger {
 /** Opens the db, migrates, prepares storage and builds the app; does not listen. */
 export async function openImagesService(
   config: ImagesConfig,
-  options: { logger?: pino.Logger } = {},
+  options: {
+    logger?: pino.Logger;
+    /** How often expired bin items are purged (default hourly); tests shorten it. */
+    purgeIntervalMs?: number;
+    clock?: () => Date;
+  } = {},
 ): Promise<{ app: express.Express; db: Knex; close(): Promise<void> }> {
   const logger = options.logger ?? createLogger(config);
   const db = openDb(config.database);
@@ -25,7 +30,7 @@ export async function openImagesService(
     await migrateToLatest(db);
     const storage = createFileStorage({ storageDir: config.storageDir, timeZone: config.timeZone });
     await storage.ensureDirectories();
-    const deps = { config, db, storage, media: createMediaProcessor(), metrics: createMetrics(), logger };
+    const deps = { config, db, storage, media: createMediaProcessor(), metrics: createMetrics(), logger, clock: options.clock };
     const service = createImagesServiceFromDeps(deps);
     const app = createApp(deps, service);
 
@@ -40,9 +45,10 @@ export async function openImagesService(
           purging = undefined;
         });
     };
-    const timer = setInterval(purgeExpired, PURGE_INTERVAL_MS);
+    const intervalMs = options.purgeIntervalMs ?? PURGE_INTERVAL_MS;
+    const timer = setInterval(purgeExpired, intervalMs);
     timer.unref();
-    const firstRun = setTimeout(purgeExpired, 5_000);
+    const firstRun = setTimeout(purgeExpired, Math.min(5_000, intervalMs));
     firstRun.unref();
 
     return {

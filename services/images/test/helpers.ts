@@ -64,7 +64,7 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-export async function openTestService(env: Record<string, string> = {}): Promise<TestService> {
+export async function openTestService(env: Record<string, string> = {}, options: { purgeIntervalMs?: number } = {}): Promise<TestService> {
   const database = await createTestDatabase();
   const storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'images-test-'));
   const config = loadConfig({
@@ -74,7 +74,7 @@ export async function openTestService(env: Record<string, string> = {}): Promise
     LOG_LEVEL: 'silent',
     ...env,
   });
-  const service = await openImagesService(config, { logger: pino({ level: 'silent' }) });
+  const service = await openImagesService(config, { logger: pino({ level: 'silent' }), ...options });
   return {
     app: service.app,
     db: service.db,

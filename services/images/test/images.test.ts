@@ -1,0 +1,392 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import request from 'supertest';
+import {
+  createTestUser,
+  filesIn,
+  fixture,
+  fixtureBytes,
+  imageRows,
+  openTestService,
+  publicPathOf,
+  usedBytes,
+  type TestService,
+} from './helpers';
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await openTestService();
+});
+afterAll(async () => svc.close());
+beforeEach(async () => svc.reset());
+
+const API = '/api/image.php';
+const local = (absoluteUrl: string) => absoluteUrl.replace('http://img.test', '');
+
+async function upload(token: string, filename = 'tiny.png', fixtureName = 'tiny.png', categoryId?: number) {
+  const req = request(svc.app).post(`${API}?action=upload`).set('X-API-Token', token);
+  if (categoryId !== undefined) req.field('category_id', String(categoryId));
+  const res = await req.attach('file', fixtureBytes(fixtureName), { filename, contentType: 'application/octet-stream' });
+  expect(res.body.code).toBe(0);
+  return res.body.data as { id: number; url: string; thumb_url: string; file_size: number };
+}
+
+const list = (token: string, query = '') => request(svc.app).get(`${API}?action=list${query}`).set('X-API-Token', token);
+
+describe('list', () => {
+  test('when images exist, then they come newest first with exactly the list fields', async () => {
+    const user = await createTestUser(svc.db);
+    const first = await upload(user.token, 'a.png');
+    const second = await upload(user.token, 'b.png');
+    const res = await list(user.token);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      code: 0,
+      msg: '成功',
+      data: {
+        list: [
+          { id: second.id, original_name: 'b.png', url: second.url, thumb_url: second.thumb_url, file_size: second.file_size, create_time: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/) },
+          { id: first.id, original_name: 'a.png', url: first.url, thumb_url: first.thumb_url, file_size: first.file_size, create_time: expect.any(String) },
+        ],
+        total: 2,
+        page: 1,
+        limit: 20,
+      },
+    });
+    expect(res.body.data.list[0]).not.toHaveProperty('width');
+    expect(res.body.data.list[0]).not.toHaveProperty('height');
+  });
+
+  test('when create_time is rendered, then it is in Asia/Shanghai as YYYY-MM-DD HH:MM:SS', async () => {
+    const user = await createTestUser(svc.db);
+    const image = await upload(user.token);
+    await svc.db('images').where({ id: image.id }).update({ created_at: new Date('2026-01-02T20:04:05Z') });
+    const res = await list(user.token);
+    expect(res.body.data.list[0].create_time).toBe('2026-01-03 04:04:05');
+  });
+
+  test('when paging, then page/limit slice the newest-first order and total stays true', async () => {
+    const user = await createTestUser(svc.db);
+    const ids: number[] = [];
+    for (let i = 0; i < 7; i += 1) ids.push((await upload(user.token, `p${i}.png`)).id);
+    const newestFirst = [...ids].reverse();
+    const page2 = await list(user.token, '&page=2&limit=3');
+    expect(page2.body.data).toMatchObject({ total: 7, page: 2, limit: 3 });
+    expect(page2.body.data.list.map((item: { id: number }) => item.id)).toEqual(newestFirst.slice(3, 6));
+    const past = await list(user.token, '&page=9&limit=3');
+    expect(past.body.data).toEqual({ list: [], total: 7, page: 9, limit: 3 });
+    const clamped = await list(user.token, '&limit=500');
+    expect(clamped.body.data).toMatchObject({ limit: 100, total: 7 });
+    expect(clamped.body.data.list).toHaveLength(7);
+  });
+
+  test.each(['&page=0', '&page=-1', '&page=abc', '&page=1.5', '&limit=abc', '&limit=0', '&category_id=abc', '&page=1&page=2', '&page=99999999999'])(
+    'when the list query has %s, then 参数错误',
+    async (query) => {
+      const user = await createTestUser(svc.db);
+      await upload(user.token);
+      const res = await list(user.token, query);
+      expect(res.body).toEqual({ code: 1, msg: '参数错误' });
+    },
+  );
+
+  test("when another user has images, then they never appear in the list", async () => {
+    const owner = await createTestUser(svc.db);
+    const other = await createTestUser(svc.db);
+    await upload(owner.token);
+    await upload(other.token);
+    const res = await list(owner.token);
+    expect(res.body.data.total).toBe(1);
+  });
+
+  test('when category_id is given, then only that category is listed; a foreign one gives an empty list', async () => {
+    const user = await createTestUser(svc.db);
+    const other = await createTestUser(svc.db);
+    const cat = await request(svc.app).post(`${API}?action=create_category`).set('X-API-Token', user.token).send({ name: 'trips' });
+    const inCat = await upload(user.token, 'trip.png', 'tiny.png', cat.body.data.id);
+    await upload(user.token, 'home.png');
+    const res = await list(user.token, `&category_id=${cat.body.data.id}`);
+    expect(res.body.data.list.map((item: { id: number }) => item.id)).toEqual([inCat.id]);
+    expect(res.body.data.total).toBe(1);
+    const foreign = await list(other.token, `&category_id=${cat.body.data.id}`);
+    expect(foreign.body.data).toEqual({ list: [], total: 0, page: 1, limit: 20 });
+  });
+
+  test('when keyword is given, then it is a case-insensitive substring of original_name with % and _ literal', async () => {
+    const user = await createTestUser(svc.db);
+    for (const name of ['Holiday-Beach.png', 'holiday_2.png', 'holidayX2.png', '100%done.png', "it's \"quoted\".png", '截图 2026.png']) {
+      await upload(user.token, name);
+    }
+    const names = async (keyword: string) =>
+      (await list(user.token, `&keyword=${encodeURIComponent(keyword)}`)).body.data.list.map((item: { original_name: string }) => item.original_name).sort();
+    expect(await names('HOLIDAY')).toEqual(['Holiday-Beach.png', 'holidayX2.png', 'holiday_2.png']);
+    expect(await names('_')).toEqual(['holiday_2.png']);
+    expect(await names('%')).toEqual(['100%done.png']);
+    expect(await names('y_2')).toEqual(['holiday_2.png']);
+    expect(await names("'")).toEqual(["it's \"quoted\".png"]);
+    expect(await names('"quoted"')).toEqual(["it's \"quoted\".png"]);
+    expect(await names('截图')).toEqual(['截图 2026.png']);
+    expect(await names('\\')).toEqual([]);
+    expect(await names('nothing')).toEqual([]);
+    const all = await list(user.token, '&keyword=');
+    expect(all.body.data.total).toBe(6);
+  });
+});
+
+describe('delete, trash, restore, purge', () => {
+  test.each([
+    ['a urlencoded body', (r: request.Test, id: number) => r.type('form').send({ id: String(id) })],
+    ['a JSON body', (r: request.Test, id: number) => r.send({ id })],
+    ['a multipart body', (r: request.Test, id: number) => r.field('id', String(id))],
+    ['the query', (r: request.Test, id: number) => r.query({ id })],
+  ])('when delete gets the id in %s, then the image moves to the bin and stops being served', async (_name, withId) => {
+    const user = await createTestUser(svc.db);
+    const image = await upload(user.token, 'photo.webp', 'photo.webp');
+    const publicFile = publicPathOf(svc.storageDir, image.url);
+    expect(fs.existsSync(publicFile)).toBe(true);
+
+    const res = await withId(request(svc.app).post(`${API}?action=delete`).set('X-API-Token', user.token), image.id);
+
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ code: 0, msg: '删除成功' });
+    expect(fs.existsSync(publicFile)).toBe(false);
+    expect(filesIn(svc.storageDir, 'public')).toEqual([]);
+    expect(filesIn(svc.storageDir, 'bin')).toHaveLength(1);
+    expect((await list(user.token)).body.data).toEqual({ list: [], total: 0, page: 1, limit: 20 });
+    const thumb = await request(svc.app).get(local(image.thumb_url));
+    expect(thumb.status).toBe(404);
+    expect(thumb.body).toEqual({ code: 1, msg: '图片不存在' });
+    expect(await usedBytes(svc.db, user.id)).toBe(fixtureBytes('photo.webp').length);
+    const [row] = await imageRows(svc.db, user.id);
+    expect(row).toMatchObject({ status: 'binned' });
+  });
+
+  test.each([
+    ['id=abc', { id: 'abc' }, '参数错误'],
+    ['id=0', { id: '0' }, '参数错误'],
+    ['id=-3', { id: '-3' }, '参数错误'],
+    ['no id', {}, '参数错误'],
+    ['an unknown id', { id: '987654' }, '图片不存在'],
+  ])('when delete gets %s, then the envelope says so and nothing changes', async (_name, body, msg) => {
+    const user = await createTestUser(svc.db);
+    const image = await upload(user.token);
+    const res = await request(svc.app).post(`${API}?action=delete`).set('X-API-Token', user.token).type('form').send(body);
+    expect(res.body).toEqual({ code: 1, msg });
+    expect(fs.existsSync(publicPathOf(svc.storageDir, image.url))).toBe(true);
+    expect((await imageRows(svc.db))[0]).toMatchObject({ status: 'stored' });
+  });
+
+  test("when delete names another user's image or one already in the bin, then 图片不存在, the same as a missing one", async () => {
+    const owner = await createTestUser(svc.db);
+    const intruder = await createTestUser(svc.db);
+    const image = await upload(owner.token);
+    const foreign = await request(svc.app).post(`${API}?action=delete`).set('X-API-Token', intruder.token).send({ id: image.id });
+    expect(foreign.body).toEqual({ code: 1, msg: '图片不存在' });
+    expect(fs.existsSync(publicPathOf(svc.storageDir, image.url))).toBe(true);
+    expect((await imageRows(svc.db))[0]).toMatchObject({ status: 'stored' });
+
+    await request(svc.app).post(`${API}?action=delete`).set('X-API-Token', owner.token).send({ id: image.id });
+    const again = await request(svc.app).post(`${API}?action=delete`).set('X-API-Token', owner.token).send({ id: image.id });
+    expect(again.body).toEqual({ code: 1, msg: '图片不存在' });
+  });
+
+  test('when delete is called without a token or with GET, then 请先登录 / 不支持的操作 and nothing changes', async () => {
+    const user = await createTestUser(svc.db);
+    const image = await upload(user.token);
+    const anonymous = await request(svc.app).post(`${API}?action=delete`).send({ id: image.id });
+    expect(anonymous.body).toEqual({ code: 1, msg: '请先登录' });
+    const viaGet = await request(svc.app).get(`${API}?action=delete&id=${image.id}`).set('X-API-Token', user.token);
+    expect(viaGet.body).toEqual({ code: 1, msg: '不支持的操作' });
+    expect((await imageRows(svc.db))[0]).toMatchObject({ status: 'stored' });
+  });
+
+  test('when an image is in the bin, then trash lists it with its delete and purge times', async () => {
+    const user = await createTestUser(svc.db);
+    const image = await upload(user.token, 'gone.png');
+    await upload(user.token, 'kept.png');
+    await request(svc.app).post(`${API}?action=delete`).set('X-API-Token', user.token).send({ id: image.id });
+    const res = await request(svc.app).get(`${API}?action=trash`).set('X-API-Token', user.token);
+    expect(res.body).toEqual({
+      code: 0,
+      msg: '成功',
+      data: {
+        list: [
+          {
+            id: image.id,
+            original_name: 'gone.png',
+            file_size: image.file_size,
+            create_time: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
+            delete_time: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
+            purge_time: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
+          },
+        ],
+        total: 1,
+        page: 1,
+        limit: 20,
+      },
+    });
+  });
+
+  test('when a binned image is restored, then it is listed and served again', async () => {
+    const user = await createTestUser(svc.db);
+    const image = await upload(user.token, 'photo.webp', 'photo.webp');
+    await request(svc.app).post(`${API}?action=delete`).set('X-API-Token', user.token).send({ id: image.id });
+    const res = await request(svc.app).post(`${API}?action=restore`).set('X-API-Token', user.token).send({ id: image.id });
+    expect(res.body).toEqual({ code: 0, msg: '恢复成功' });
+    expect(fs.readFileSync(publicPathOf(svc.storageDir, image.url)).equals(fixtureBytes('photo.webp'))).toBe(true);
+    expect(filesIn(svc.storageDir, 'bin')).toEqual([]);
+    expect((await list(user.token)).body.data.total).toBe(1);
+    expect((await request(svc.app).get(local(image.thumb_url))).status).toBe(200);
+    const twice = await request(svc.app).post(`${API}?action=restore`).set('X-API-Token', user.token).send({ id: image.id });
+    expect(twice.body).toEqual({ code: 1, msg: '图片不存在' });
+  });
+
+  test('when a binned image is purged, then its row and files are gone and its bytes are freed', async () => {
+    const user = await createTestUser(svc.db);
+    const image = await upload(user.token, 'photo.webp', 'photo.webp');
+    const kept = await upload(user.token, 'tiny.png');
+    await request(svc.app).post(`${API}?action=delete`).set('X-API-Token', user.token).send({ id: image.id });
+    const res = await request(svc.app).post(`${API}?action=purge`).set('X-API-Token', user.token).send({ id: image.id });
+    expect(res.body).toEqual({ code: 0, msg: '已彻底删除' });
+    expect((await imageRows(svc.db, user.id)).map((row) => Number(row.id))).toEqual([kept.id]);
+    expect(filesIn(svc.storageDir, 'bin')).toEqual([]);
+    expect(filesIn(svc.storageDir, 'thumbs')).toHaveLength(1);
+    expect(await usedBytes(svc.db, user.id)).toBe(kept.file_size);
+  });
+
+  test('when purge names a stored image, then 图片不存在 and nothing changes (only bin items can be purged)', async () => {
+    const user = await createTestUser(svc.db);
+    const image = await upload(user.token);
+    const res = await request(svc.app).post(`${API}?action=purge`).set('X-API-Token', user.token).send({ id: image.id });
+    expect(res.body).toEqual({ code: 1, msg: '图片不存在' });
+    expect(await imageRows(svc.db, user.id)).toHaveLength(1);
+    expect(await usedBytes(svc.db, user.id)).toBe(image.file_size);
+  });
+});
+
+describe('thumbnails', () => {
+  test.each([
+    ['a wrong sig', (id: number, sig: string) => `id=${id}&sig=${sig.slice(0, -1)}${sig.endsWith('A') ? 'B' : 'A'}`],
+    ['no sig', (id: number) => `id=${id}`],
+    ['another id with this sig', (id: number, sig: string) => `id=${id + 1}&sig=${sig}`],
+    ['id=abc', (_id: number, sig: string) => `id=abc&sig=${sig}`],
+  ])('when the thumbnail url has %s, then 404', async (_name, query) => {
+    const user = await createTestUser(svc.db);
+    const image = await upload(user.token, 'photo.webp', 'photo.webp');
+    const sig = new URL(image.thumb_url).searchParams.get('sig')!;
+    const res = await request(svc.app).get(`/api/thumb.php?${query(image.id, sig)}`);
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ code: 1, msg: '图片不存在' });
+  });
+
+  test('when the thumbnail is fetched without any token, then it is served with caching and nosniff headers', async () => {
+    const user = await createTestUser(svc.db);
+    const image = await upload(user.token, 'photo.webp', 'photo.webp');
+    const res = await request(svc.app).get(local(image.thumb_url));
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('image/webp');
+    expect(res.headers['cache-control']).toBe('public, max-age=86400');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+  });
+});
+
+describe('categories and profile', () => {
+  test('when a user is new, then categories lists just the default one', async () => {
+    const user = await createTestUser(svc.db);
+    await upload(user.token);
+    const res = await request(svc.app).get(`${API}?action=categories`).set('X-API-Token', user.token);
+    expect(res.body).toEqual({
+      code: 0,
+      msg: '成功',
+      data: { list: [{ id: expect.any(Number), name: '默认分类', is_default: true, image_count: 1, create_time: expect.any(String) }] },
+    });
+  });
+
+  test('when create_category is called, then the category is made once; duplicates and bad names are refused', async () => {
+    const user = await createTestUser(svc.db);
+    const made = await request(svc.app).post(`${API}?action=create_category&name=${encodeURIComponent('旅行')}`).set('X-API-Token', user.token);
+    expect(made.body).toEqual({ code: 0, msg: '分类创建成功', data: { id: expect.any(Number), name: '旅行' } });
+    const dup = await request(svc.app).post(`${API}?action=create_category`).set('X-API-Token', user.token).send({ name: ' 旅行 ' });
+    expect(dup.body).toEqual({ code: 1, msg: '分类已存在' });
+    for (const name of ['', '   ', 'x'.repeat(65)]) {
+      const bad = await request(svc.app).post(`${API}?action=create_category`).set('X-API-Token', user.token).send({ name });
+      expect(bad.body).toEqual({ code: 1, msg: '参数错误' });
+    }
+    const missing = await request(svc.app).post(`${API}?action=create_category`).set('X-API-Token', user.token);
+    expect(missing.body).toEqual({ code: 1, msg: '参数错误' });
+    const names = (await request(svc.app).get(`${API}?action=categories`).set('X-API-Token', user.token)).body.data.list.map((c: { name: string }) => c.name);
+    expect(names).toEqual(['默认分类', '旅行']);
+  });
+
+  test('when profile is asked, then it shows group, limits and used/quota bytes', async () => {
+    const user = await createTestUser(svc.db);
+    const image = await upload(user.token);
+    const res = await request(svc.app).get(`${API}?action=profile`).set('X-API-Token', user.token);
+    expect(res.body).toEqual({
+      code: 0,
+      msg: '成功',
+      data: {
+        username: user.name,
+        group: 'default',
+        max_file_size: 10 * 1024 * 1024,
+        quota_bytes: 1024 * 1024 * 1024,
+        used_bytes: image.file_size,
+        free_bytes: 1024 * 1024 * 1024 - image.file_size,
+        recycle_retention_days: 30,
+      },
+    });
+  });
+});
+
+describe('routing', () => {
+  test.each(['?action=nope', '', '?action=', '?action=list&action=upload'])('when the action is %s, then 不支持的操作', async (query) => {
+    const user = await createTestUser(svc.db);
+    const res = await request(svc.app).get(`${API}${query}`).set('X-API-Token', user.token);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ code: 1, msg: '不支持的操作' });
+  });
+
+  test('when list has no token, then 请先登录', async () => {
+    const res = await request(svc.app).get(`${API}?action=list`);
+    expect(res.body).toEqual({ code: 1, msg: '请先登录' });
+  });
+
+  test('when a JSON body is malformed, then 请求格式错误', async () => {
+    const user = await createTestUser(svc.db);
+    const res = await request(svc.app).post(`${API}?action=delete`).set('X-API-Token', user.token).set('Content-Type', 'application/json').send('{"id": ');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ code: 1, msg: '请求格式错误' });
+  });
+
+  test('when a file is sent to a non-upload action, then 参数错误 and nothing is kept', async () => {
+    const user = await createTestUser(svc.db);
+    const image = await upload(user.token);
+    const res = await request(svc.app).post(`${API}?action=delete`).set('X-API-Token', user.token).field('id', String(image.id)).attach('file', fixture('tiny.png'));
+    expect(res.body).toEqual({ code: 1, msg: '参数错误' });
+    expect(filesIn(svc.storageDir, 'tmp')).toEqual([]);
+    expect((await imageRows(svc.db))[0]).toMatchObject({ status: 'stored' });
+  });
+});
+
+describe('automatic purge', () => {
+  test('when a bin item is older than the retention period, then it is purged automatically; newer ones stay', async () => {
+    const auto = await import('./helpers').then((h) => h.openTestService({ RECYCLE_RETENTION_DAYS: '30' }, { purgeIntervalMs: 100 }));
+    try {
+      const user = await createTestUser(auto.db);
+      const send = (id: number) => request(auto.app).post(`${API}?action=delete`).set('X-API-Token', user.token).send({ id });
+      const up = async () => (await request(auto.app).post(`${API}?action=upload`).set('X-API-Token', user.token).attach('file', fixture('tiny.png'))).body.data;
+      const old = await up();
+      const recent = await up();
+      await send(old.id);
+      await send(recent.id);
+      await auto.db('images').where({ id: old.id }).update({ deleted_at: new Date(Date.now() - 31 * 24 * 3600 * 1000) });
+      const deadline = Date.now() + 5000;
+      while ((await imageRows(auto.db)).length > 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect((await imageRows(auto.db)).map((row) => Number(row.id))).toEqual([recent.id]);
+      expect(await usedBytes(auto.db, user.id)).toBe(recent.file_size);
+      expect(filesIn(auto.storageDir, 'bin')).toEqual([path.posix.join(...new URL(recent.url).pathname.split('/').slice(2))]);
+    } finally {
+      await auto.close();
+    }
+  });
+});
