@@ -1,0 +1,237 @@
+import { parse as parseCsv } from 'csv-parse/sync';
+import { z } from 'zod';
+import type { CatalogRepository, CategoryInput } from './catalogRepository';
+import { namePinyin, searchDocument } from './searchFields';
+
+export const CSV_HEADER = ['slug', 'name', 'description', 'url', 'icon', 'category', 'tags', 'is_featured'] as const;
+
+export interface RejectedRow {
+  /** 1-based: the index in `tools` (JSON) or the line number (CSV, header = line 1). */
+  row: number;
+  slug: string | null;
+  reason: string;
+}
+
+export interface ImportReport {
+  categories: { created: number; updated: number; rejected: RejectedRow[] };
+  tools: { created: number; updated: number; rejected: RejectedRow[] };
+}
+
+/** A tool row before validation, as read from JSON or CSV. */
+interface SourceToolRow {
+  row: number;
+  fields: Record<string, unknown>;
+}
+
+interface ParsedSource {
+  categories: { row: number; fields: Record<string, unknown> }[];
+  tools: SourceToolRow[];
+}
+
+export class ImportFormatError extends Error {}
+
+const slugSchema = z
+  .string({ error: 'slug is required' })
+  .trim()
+  .min(1, 'slug is required')
+  .max(100, 'slug is longer than 100 characters')
+  .regex(/^[a-z0-9][a-z0-9._-]*$/, 'slug must be lowercase letters, digits, ".", "_" or "-"')
+  .refine((slug) => !/^\d+$/.test(slug), 'slug must not be all digits (it would shadow tool ids)');
+
+const httpUrl = (label: string) =>
+  z
+    .string({ error: `${label} is required` })
+    .trim()
+    .max(2000, `${label} is longer than 2000 characters`)
+    .refine((value) => {
+      try {
+        const parsed = new URL(value);
+        return parsed.protocol === 'http:' || parsed.protocol === 'https:';
+      } catch {
+        return false;
+      }
+    }, `${label} is not a valid http(s) URL`);
+
+const tagListSchema = z
+  .array(z.string({ error: 'tags must be strings' }).trim().max(50, 'a tag is longer than 50 characters'), { error: 'tags must be a list of strings' })
+  .transform((tags) => [...new Set(tags.filter((tag) => tag.length > 0))])
+  .refine((tags) => tags.length <= 30, 'more than 30 tags');
+
+const toolSchema = z.object({
+  slug: slugSchema,
+  name: z.string({ error: 'name is required' }).trim().min(1, 'name is required').max(200, 'name is longer than 200 characters'),
+  description: z.string({ error: 'description must be a string' }).trim().max(5000, 'description is longer than 5000 characters').default(''),
+  url: httpUrl('url'),
+  icon: z.union([z.literal(''), httpUrl('icon')], { error: 'icon must be empty or an http(s) URL' }).default(''),
+  category: z.string({ error: 'category is required' }).trim().min(1, 'category is required'),
+  tags: tagListSchema.default([]),
+  is_featured: z.boolean({ error: 'is_featured must be true or false' }).default(false),
+});
+
+const categorySchema = z.object({
+  slug: slugSchema,
+  name: z.string({ error: 'name is required' }).trim().min(1, 'name is required').max(100, 'name is longer than 100 characters'),
+  description: z.string({ error: 'description must be a string' }).trim().max(2000).default(''),
+  icon: z.string({ error: 'icon must be a string' }).trim().max(500).default(''),
+  sort_order: z.number({ error: 'sort_order must be an integer' }).int('sort_order must be an integer').default(0),
+});
+
+function firstIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  return issue?.message ?? 'invalid row';
+}
+
+function parseJsonSource(text: string): ParsedSource {
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch (error) {
+    throw new ImportFormatError(`not valid JSON: ${(error as Error).message}`);
+  }
+  const tools = Array.isArray(document) ? document : (document as { tools?: unknown } | null)?.tools;
+  const categories = Array.isArray(document) ? [] : ((document as { categories?: unknown } | null)?.categories ?? []);
+  if (!Array.isArray(tools)) throw new ImportFormatError('JSON must be {"categories": [...], "tools": [...]} or an array of tools');
+  if (!Array.isArray(categories)) throw new ImportFormatError('"categories" must be an array');
+  const asFields = (value: unknown): Record<string, unknown> =>
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).filter(([, field]) => field !== null)) // null = not given
+      : { __notAnObject: true };
+  return {
+    categories: categories.map((fields, index) => ({ row: index + 1, fields: asFields(fields) })),
+    tools: tools.map((fields, index) => ({ row: index + 1, fields: asFields(fields) })),
+  };
+}
+
+function parseCsvSource(text: string): ParsedSource {
+  let records: string[][];
+  try {
+    records = parseCsv(text, { bom: true, skip_empty_lines: true, relax_column_count: true }) as string[][];
+  } catch (error) {
+    throw new ImportFormatError(`not valid CSV: ${(error as Error).message}`);
+  }
+  const [header, ...rows] = records;
+  const normalizedHeader = (header ?? []).map((cell) => cell.trim().toLowerCase());
+  if (normalizedHeader.join(',') !== CSV_HEADER.join(',')) {
+    throw new ImportFormatError(`CSV header must be exactly: ${CSV_HEADER.join(',')}`);
+  }
+  return {
+    categories: [],
+    tools: rows.map((cells, index) => {
+      const row = index + 2;
+      if (cells.length !== CSV_HEADER.length) {
+        return { row, fields: { __badColumns: `expected ${CSV_HEADER.length} columns, found ${cells.length}`, slug: cells[0] } };
+      }
+      const cell = (name: (typeof CSV_HEADER)[number]) => cells[CSV_HEADER.indexOf(name)] ?? '';
+      const featured = cell('is_featured').trim().toLowerCase();
+      return {
+        row,
+        fields: {
+          slug: cell('slug'),
+          name: cell('name'),
+          description: cell('description'),
+          url: cell('url'),
+          icon: cell('icon'),
+          category: cell('category'),
+          tags: cell('tags')
+            .split('|')
+            .map((tag) => tag.trim())
+            .filter((tag) => tag.length > 0),
+          is_featured: featured === '' ? false : featured === 'true' || featured === '1' ? true : featured === 'false' || featured === '0' ? false : featured,
+        },
+      };
+    }),
+  };
+}
+
+export type ImportFormat = 'json' | 'csv';
+
+export function detectFormat(fileName: string): ImportFormat | undefined {
+  const lower = fileName.toLowerCase();
+  if (lower.endsWith('.json')) return 'json';
+  if (lower.endsWith('.csv')) return 'csv';
+  return undefined;
+}
+
+/**
+ * Imports categories and tools, idempotent by slug (existing rows are updated, visit counts kept).
+ * Invalid rows are reported and skipped; everything valid is written in one transaction.
+ */
+export async function importCatalog(repository: CatalogRepository, text: string, format: ImportFormat): Promise<ImportReport> {
+  const source = format === 'json' ? parseJsonSource(text) : parseCsvSource(text);
+  const report: ImportReport = {
+    categories: { created: 0, updated: 0, rejected: [] },
+    tools: { created: 0, updated: 0, rejected: [] },
+  };
+
+  return repository.transaction(async (trx) => {
+    const seenCategorySlugs = new Set<string>();
+    for (const { row, fields } of source.categories) {
+      const slugGuess = typeof fields.slug === 'string' ? fields.slug : null;
+      if (fields.__notAnObject) {
+        report.categories.rejected.push({ row, slug: null, reason: 'category must be an object' });
+        continue;
+      }
+      const parsed = categorySchema.safeParse(fields);
+      if (!parsed.success) {
+        report.categories.rejected.push({ row, slug: slugGuess, reason: firstIssue(parsed.error) });
+        continue;
+      }
+      if (seenCategorySlugs.has(parsed.data.slug)) {
+        report.categories.rejected.push({ row, slug: parsed.data.slug, reason: `duplicate category slug "${parsed.data.slug}" in this file` });
+        continue;
+      }
+      seenCategorySlugs.add(parsed.data.slug);
+      const category: CategoryInput = parsed.data;
+      const { created } = await trx.upsertCategory(category);
+      if (created) report.categories.created += 1;
+      else report.categories.updated += 1;
+    }
+
+    const categoryIds = await trx.categoryIdsBySlug();
+    const seenToolSlugs = new Set<string>();
+    for (const { row, fields } of source.tools) {
+      const slugGuess = typeof fields.slug === 'string' && fields.slug.trim() !== '' ? fields.slug.trim() : null;
+      if (fields.__notAnObject) {
+        report.tools.rejected.push({ row, slug: null, reason: 'tool must be an object' });
+        continue;
+      }
+      if (typeof fields.__badColumns === 'string') {
+        report.tools.rejected.push({ row, slug: slugGuess, reason: fields.__badColumns });
+        continue;
+      }
+      const parsed = toolSchema.safeParse(fields);
+      if (!parsed.success) {
+        report.tools.rejected.push({ row, slug: slugGuess, reason: firstIssue(parsed.error) });
+        continue;
+      }
+      const tool = parsed.data;
+      if (seenToolSlugs.has(tool.slug)) {
+        report.tools.rejected.push({ row, slug: tool.slug, reason: `duplicate slug "${tool.slug}" in this file` });
+        continue;
+      }
+      const categoryId = categoryIds.get(tool.category);
+      if (categoryId === undefined) {
+        report.tools.rejected.push({ row, slug: tool.slug, reason: `unknown category "${tool.category}"` });
+        continue;
+      }
+      seenToolSlugs.add(tool.slug);
+      const pinyinOfName = namePinyin(tool.name);
+      const { created } = await trx.upsertTool({
+        slug: tool.slug,
+        name: tool.name,
+        description: tool.description,
+        url: tool.url,
+        icon: tool.icon,
+        category_id: categoryId,
+        tags: tool.tags,
+        is_featured: tool.is_featured,
+        name_pinyin: pinyinOfName?.full ?? null,
+        name_initials: pinyinOfName?.initials ?? null,
+        search_document: searchDocument({ ...tool, pinyin: pinyinOfName }),
+      });
+      if (created) report.tools.created += 1;
+      else report.tools.updated += 1;
+    }
+    return report;
+  });
+}

@@ -1,0 +1,89 @@
+import { z } from 'zod';
+
+const positiveInt = (fallback: number) =>
+  z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined || raw.trim() === '') return fallback;
+      if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1 || !Number.isSafeInteger(Number(raw))) {
+        ctx.addIssue({ code: 'custom', message: `must be a positive integer, got "${raw}"` });
+        return z.NEVER;
+      }
+      return Number(raw);
+    });
+
+const nonNegativeInt = (fallback: number) =>
+  z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined || raw.trim() === '') return fallback;
+      if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(Number(raw))) {
+        ctx.addIssue({ code: 'custom', message: `must be a non-negative integer, got "${raw}"` });
+        return z.NEVER;
+      }
+      return Number(raw);
+    });
+
+const schema = z.object({
+  PORT: nonNegativeInt(3002).refine((port) => port <= 65535, 'must be at most 65535'),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATABASE_URL: z
+    .string()
+    .default('pglite:./data/tools-db')
+    .refine(
+      (url) => /^postgres(ql)?:\/\//.test(url) || url === 'pglite:memory' || /^pglite:.+/.test(url),
+      'must be postgres://…, pglite:memory or pglite:<dir>',
+    ),
+  REDIS_URL: z
+    .string()
+    .optional()
+    .transform((url) => (url === undefined || url.trim() === '' ? undefined : url.trim()))
+    .refine((url) => url === undefined || /^rediss?:\/\//.test(url), 'must be redis://… or rediss://…'),
+  RATE_LIMIT_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9_:.-]{1,64}$/, 'must be 1-64 characters of [A-Za-z0-9_:.-]').default('tools_rl'),
+  DEFAULT_RATE_LIMIT_PER_HOUR: positiveInt(1000),
+  ANONYMOUS_RATE_LIMIT_PER_HOUR: positiveInt(1000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SHUTDOWN_TIMEOUT_MS: positiveInt(10000),
+  STATS_CACHE_TTL_MS: nonNegativeInt(5000),
+});
+
+export interface ToolsConfig {
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl: string;
+  readonly redisUrl: string | undefined;
+  readonly rateLimitKeyPrefix: string;
+  readonly defaultRateLimitPerHour: number;
+  readonly anonymousRateLimitPerHour: number;
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  readonly shutdownTimeoutMs: number;
+  /** How long stats and the category list may be served from the in-process cache. 0 disables the cache. */
+  readonly statsCacheTtlMs: number;
+}
+
+/** Parses the environment once into a frozen config; throws a one-line Error naming the bad variable. */
+export function loadConfig(env: Record<string, string | undefined>): ToolsConfig {
+  const picked: Record<string, string | undefined> = {};
+  for (const key of Object.keys(schema.shape)) picked[key] = env[key];
+  const result = schema.safeParse(picked);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const variable = issue?.path.join('.') ?? 'environment';
+    throw new Error(`${variable} ${issue?.message ?? 'is invalid'}`);
+  }
+  const parsed = result.data;
+  return Object.freeze({
+    port: parsed.PORT,
+    host: parsed.HOST,
+    databaseUrl: parsed.DATABASE_URL,
+    redisUrl: parsed.REDIS_URL,
+    rateLimitKeyPrefix: parsed.RATE_LIMIT_KEY_PREFIX,
+    defaultRateLimitPerHour: parsed.DEFAULT_RATE_LIMIT_PER_HOUR,
+    anonymousRateLimitPerHour: parsed.ANONYMOUS_RATE_LIMIT_PER_HOUR,
+    logLevel: parsed.LOG_LEVEL,
+    shutdownTimeoutMs: parsed.SHUTDOWN_TIMEOUT_MS,
+    statsCacheTtlMs: parsed.STATS_CACHE_TTL_MS,
+  });
+}

@@ -1,0 +1,20 @@
+import type { Knex } from 'knex';
+import * as initialSchema from '../../migrations/20261122020000_initial_schema';
+
+interface Migration {
+  up(db: Knex): Promise<void>;
+  down(db: Knex): Promise<void>;
+}
+
+// Listed explicitly so the same code runs under tsx, jest and the compiled dist/ build (no .ts on disk there).
+const migrations: ReadonlyArray<readonly [string, Migration]> = [['20261122020000_initial_schema', initialSchema]];
+
+export const migrationSource: Knex.MigrationSource<string> = {
+  getMigrations: async () => migrations.map(([name]) => name),
+  getMigrationName: (name) => name,
+  getMigration: async (name) => {
+    const found = migrations.find(([candidate]) => candidate === name);
+    if (!found) throw new Error(`unknown migration ${name}`);
+    return found[1];
+  },
+};
