@@ -13,13 +13,19 @@ async function main(): Promise<void> {
   const logger = createLogger(config);
   const service = await openImagesService(config, { logger });
   const server = http.createServer(service.app);
-  server.listen(config.port, config.host, () => logger.info({ host: config.host, port: config.port }, 'images service listening'));
+  server.listen(config.port, config.host, () => {
+    const address = server.address();
+    logger.info({ host: config.host, port: typeof address === 'object' && address ? address.port : config.port }, 'images service listening');
+  });
 
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down: no new connections, waiting for in-flight requests');
+    // Keep-alive sockets become idle as their last response ends; close them as soon as they do.
+    const sweeper = setInterval(() => server.closeIdleConnections(), 100);
+    sweeper.unref();
     server.closeIdleConnections();
     const forced = setTimeout(() => {
       logger.warn('shutdown timeout reached, closing remaining connections');
@@ -28,6 +34,7 @@ async function main(): Promise<void> {
     forced.unref();
     server.close(async () => {
       clearTimeout(forced);
+      clearInterval(sweeper);
       try {
         await service.close();
         logger.info('shutdown complete');

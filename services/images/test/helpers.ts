@@ -64,7 +64,7 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-export async function openTestService(env: Record<string, string> = {}, options: { purgeIntervalMs?: number } = {}): Promise<TestService> {
+export async function openTestService(env: Record<string, string> = {}, options: { purgeIntervalMs?: number; logger?: pino.Logger } = {}): Promise<TestService> {
   const database = await createTestDatabase();
   const storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'images-test-'));
   const config = loadConfig({
@@ -74,7 +74,7 @@ export async function openTestService(env: Record<string, string> = {}, options:
     LOG_LEVEL: 'silent',
     ...env,
   });
-  const service = await openImagesService(config, { logger: pino({ level: 'silent' }), ...options });
+  const service = await openImagesService(config, { ...options, logger: options.logger ?? pino({ level: 'silent' }) });
   return {
     app: service.app,
     db: service.db,

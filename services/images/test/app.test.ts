@@ -1,0 +1,105 @@
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import request from 'supertest';
+import { ensureDemoUser } from '../src/demo';
+import { createTestUser, fixture, openTestService, type TestService } from './helpers';
+
+const logLines: Array<Record<string, unknown>> = [];
+const logStream = new Writable({
+  write(chunk: Buffer, _encoding, done) {
+    for (const line of chunk.toString().split('\n').filter(Boolean)) logLines.push(JSON.parse(line));
+    done();
+  },
+});
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await openTestService({}, { logger: pino({ level: 'info' }, logStream) });
+});
+afterAll(async () => svc.close());
+beforeEach(async () => {
+  await svc.reset();
+  logLines.length = 0;
+});
+
+test('when /healthz and /readyz are asked, then both answer 200', async () => {
+  expect((await request(svc.app).get('/healthz')).body).toEqual({ status: 'ok' });
+  const ready = await request(svc.app).get('/readyz');
+  expect(ready.status).toBe(200);
+  expect(ready.body).toEqual({ status: 'ok' });
+});
+
+test('when the database is gone, then /readyz answers 503', async () => {
+  const broken = await openTestService();
+  try {
+    await broken.db.destroy();
+    const res = await request(broken.app).get('/readyz');
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ status: 'unavailable' });
+  } finally {
+    await broken.close().catch(() => undefined);
+  }
+});
+
+test('when requests and an upload happened, then /metrics shows request counts, latency, uploads and thumbnails', async () => {
+  const user = await createTestUser(svc.db);
+  await request(svc.app).post('/api/image.php?action=upload').set('X-API-Token', user.token).attach('file', fixture('photo.webp'));
+  await request(svc.app).post('/api/image.php?action=upload').set('X-API-Token', user.token).attach('file', fixture('drawing.svg'));
+  const res = await request(svc.app).get('/metrics');
+  expect(res.status).toBe(200);
+  expect(res.headers['content-type']).toMatch(/^text\/plain/);
+  expect(res.text).toContain('images_http_requests_total{route="/api/image.php",method="POST",status="200"}');
+  expect(res.text).toContain('images_http_request_duration_seconds_bucket{le="0.005",route="/api/image.php",method="POST",status="200"}');
+  expect(res.text).toMatch(/images_uploads_total\{outcome="stored"\} 1\b/);
+  expect(res.text).toMatch(/images_uploads_total\{outcome="rejected_type"\} 1\b/);
+  expect(res.text).toMatch(/images_thumbnails_made_total \d+/);
+});
+
+test('when X-Request-Id is sent, then it is echoed and carried by the request log line; otherwise one is generated', async () => {
+  const given = await request(svc.app).get('/healthz').set('X-Request-Id', 'req-abc-123');
+  expect(given.headers['x-request-id']).toBe('req-abc-123');
+  const logged = logLines.find((line) => (line.req as { id?: string } | undefined)?.id === 'req-abc-123');
+  expect(logged).toBeDefined();
+  const generated = await request(svc.app).get('/healthz');
+  expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+});
+
+test('when a browser preflights the API, then any origin is allowed', async () => {
+  const preflight = await request(svc.app)
+    .options('/api/image.php?action=upload')
+    .set('Origin', 'https://example.org')
+    .set('Access-Control-Request-Method', 'POST')
+    .set('Access-Control-Request-Headers', 'X-API-Token, Idempotency-Key');
+  expect(preflight.status).toBe(204);
+  expect(preflight.headers['access-control-allow-origin']).toBe('*');
+  expect(preflight.headers['access-control-allow-headers']).toContain('X-API-Token');
+  const plain = await request(svc.app).get('/api/image.php?action=list').set('Origin', 'https://example.org');
+  expect(plain.headers['access-control-allow-origin']).toBe('*');
+});
+
+test('when an unexpected fault happens, then HTTP 500 with the generic envelope, no SQL to the client, full log', async () => {
+  const user = await createTestUser(svc.db);
+  await svc.db.raw('ALTER TABLE images RENAME TO images_moved');
+  try {
+    const res = await request(svc.app).get('/api/image.php?action=list').set('X-API-Token', user.token);
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ code: 1, msg: '服务器内部错误' });
+    expect(res.text).not.toMatch(/images|select|relation/i);
+    expect(logLines.some((line) => line.level === 50 && JSON.stringify(line.err ?? '').includes('images'))).toBe(true);
+  } finally {
+    await svc.db.raw('ALTER TABLE images_moved RENAME TO images');
+  }
+});
+
+test('when an unknown path is requested, then 404 with the envelope', async () => {
+  const res = await request(svc.app).get('/nope');
+  expect(res.status).toBe(404);
+  expect(res.body).toEqual({ code: 1, msg: '不支持的操作' });
+});
+
+test('when ensureDemoUser runs twice, then it returns a working token once and null after', async () => {
+  const token = await ensureDemoUser(svc.db);
+  expect(token).toEqual(expect.any(String));
+  expect((await request(svc.app).get('/api/image.php?action=profile').set('X-API-Token', token!)).body.data).toMatchObject({ username: 'demo', group: 'default' });
+  expect(await ensureDemoUser(svc.db)).toBeNull();
+});

@@ -1,0 +1,87 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../src/config';
+import { migrateToLatest, openDb } from '../src/db/open-db';
+import { createUser } from '../src/users/user-admin';
+import { fixtureBytes } from './helpers';
+
+const tsx = path.join(__dirname, '../../../node_modules/.bin/tsx');
+const mainFile = path.join(__dirname, '../src/main.ts');
+
+function startMain(env: Record<string, string>): { child: ChildProcess; port: Promise<number>; exit: Promise<{ code: number | null; stderr: string }> } {
+  const child = spawn(tsx, [mainFile], { env: { ...process.env, NODE_OPTIONS: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  const port = new Promise<number>((resolve, reject) => {
+    let buffered = '';
+    child.stdout!.on('data', (chunk) => {
+      buffered += chunk;
+      const match = /"port":(\d+).*images service listening/.exec(buffered);
+      if (match) resolve(Number(match[1]));
+    });
+    child.on('exit', () => reject(new Error(`exited before listening: ${stderr}`)));
+  });
+  const exit = new Promise<{ code: number | null; stderr: string }>((resolve) => child.on('exit', (code) => resolve({ code, stderr })));
+  return { child, port, exit };
+}
+
+test('when the config is bad, then main prints one config error line and exits 1', async () => {
+  const { exit, port } = startMain({ PORT: 'abc' });
+  port.catch(() => undefined);
+  const result = await exit;
+  expect(result.code).toBe(1);
+  expect(result.stderr).toBe('config error: PORT must be a non-negative integer\n');
+}, 30000);
+
+test('when SIGTERM arrives during an upload, then the upload finishes, then the process exits 0', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'images-main-'));
+  const env = { DATABASE_URL: `pglite:${dir}/db`, STORAGE_DIR: `${dir}/files`, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', INIT_CWD: '' };
+  const db = openDb(loadConfig(env).database);
+  await migrateToLatest(db);
+  const { token } = await createUser(db, { name: 'shutdown' });
+  await db.destroy();
+
+  const { child, port, exit } = startMain(env);
+  let signalledAt = 0;
+  try {
+    const boundary = 'slowBoundary';
+    const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="slow.webp"\r\nContent-Type: image/webp\r\n\r\n`);
+    const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+    const image = fixtureBytes('photo.webp');
+    const req = http.request({
+      host: '127.0.0.1',
+      port: await port,
+      method: 'POST',
+      path: '/api/image.php?action=upload',
+      headers: { 'X-API-Token': token, 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': head.length + image.length + tail.length },
+    });
+    const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      req.on('response', (res) => {
+        let body = '';
+        res.on('data', (chunk) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+    });
+    req.write(head);
+    req.write(image.subarray(0, 1000));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    child.kill('SIGTERM');
+    signalledAt = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    req.end(Buffer.concat([image.subarray(1000), tail]));
+
+    const answered = await response;
+    expect(answered.status).toBe(200);
+    expect(JSON.parse(answered.body)).toMatchObject({ code: 0, data: { original_name: 'slow.webp', file_size: image.length } });
+    expect((await exit).code).toBe(0);
+    // Well inside SHUTDOWN_TIMEOUT_MS (10 s): it waited for the upload, not for the timeout.
+    expect(Date.now() - signalledAt).toBeLessThan(8000);
+  } finally {
+    child.kill('SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}, 60000);
