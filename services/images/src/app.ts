@@ -65,6 +65,17 @@ export function createApp(deps: AppDeps, service: ImagesService = createImagesSe
         return id;
       },
       customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
+      // Tokens travel in a header, the query or the body: never let one reach the logs.
+      serializers: {
+        req: (req: { id: unknown; method: string; url: string; remoteAddress?: string; headers: Record<string, unknown> }) => ({
+          id: req.id,
+          method: req.method,
+          url: req.url.replace(/([?&]token=)[^&]*/gi, '$1[redacted]'),
+          remoteAddress: req.remoteAddress,
+          userAgent: req.headers['user-agent'],
+        }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      },
     }),
   );
 

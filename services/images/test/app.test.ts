@@ -64,6 +64,15 @@ test('when X-Request-Id is sent, then it is echoed and carried by the request lo
   expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
 });
 
+test('when a token is sent in the header or the query, then it never appears in the logs', async () => {
+  const user = await createTestUser(svc.db);
+  await request(svc.app).get(`/api/image.php?action=list&token=${user.token}`);
+  await request(svc.app).get('/api/image.php?action=list').set('X-API-Token', user.token);
+  expect(logLines.length).toBeGreaterThanOrEqual(2);
+  expect(JSON.stringify(logLines)).not.toContain(user.token);
+  expect(JSON.stringify(logLines)).toContain('token=[redacted]');
+});
+
 test('when a browser preflights the API, then any origin is allowed', async () => {
   const preflight = await request(svc.app)
     .options('/api/image.php?action=upload')
