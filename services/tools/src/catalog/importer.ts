@@ -35,8 +35,8 @@ const slugSchema = z
   .trim()
   .min(1, 'slug is required')
   .max(100, 'slug is longer than 100 characters')
-  .regex(/^[a-z0-9][a-z0-9._-]*$/, 'slug must be lowercase letters, digits, ".", "_" or "-"')
-  .refine((slug) => !/^\d+$/.test(slug), 'slug must not be all digits (it would shadow tool ids)');
+  // An all-digit slug is allowed (e.g. the SEO site 5118): detail lookups try the slug before the id.
+  .regex(/^[a-z0-9][a-z0-9._-]*$/, 'slug must be lowercase letters, digits, ".", "_" or "-"');
 
 const httpUrl = (label: string) =>
   z

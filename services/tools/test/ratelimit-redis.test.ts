@@ -1,0 +1,147 @@
+import crypto from 'node:crypto';
+import request from 'supertest';
+import pino from 'pino';
+import type { Redis } from 'ioredis';
+import { createKey, importJson, openHarness, silentLogger, smallCatalog, testConfig, type Harness } from './support/harness';
+import { describeWithRealServer } from './support/realServices';
+import { startPrivateRedis } from './support/redisServer';
+import { openRedis, openToolsService } from '../src/service';
+import { createRequestLimiter } from '../src/ratelimit/requestLimiter';
+
+async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describeWithRealServer('TEST_REDIS_URL', 'rate limit on real Redis', () => {
+  let harness: Harness;
+  const clients: Redis[] = [];
+  // A prefix per run: files and CI runs share the machine's Redis.
+  const keyPrefix = () => `tools_rl_t_${crypto.randomBytes(6).toString('hex')}`;
+  const redisClient = async (url: string, logger = silentLogger) => {
+    const client = openRedis(url, logger);
+    clients.push(client);
+    await waitFor(() => client.status === 'ready');
+    return client;
+  };
+
+  beforeAll(async () => {
+    harness = await openHarness();
+    await importJson(harness.db, smallCatalog);
+  });
+  afterAll(async () => {
+    for (const client of clients) client.disconnect();
+    await harness.close();
+  });
+
+  it('when a key with limit 5 sends 6 requests, then exactly 5 pass and the 6th is 429; the window is one hour in Redis', async () => {
+    const prefix = keyPrefix();
+    const redis = await redisClient(process.env.TEST_REDIS_URL!);
+    const app = harness.app({ limiter: createRequestLimiter({ keyPrefix: prefix, redis, logger: silentLogger }) });
+    const key = await createKey(harness.db, { rateLimitPerHour: 5 });
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i += 1) {
+      const res = await request(app).get('/api/index.php?action=tools').set('X-API-Key', key.apiKey);
+      statuses.push(res.status);
+      if (i === 5) {
+        expect(res.body).toEqual({ success: false, error: { code: 429, message: '请求过于频繁' } });
+        expect(res.headers['x-ratelimit-remaining']).toBe('0');
+        expect(Number(res.headers['retry-after'])).toBeGreaterThan(3590);
+      } else {
+        expect(res.headers['x-ratelimit-remaining']).toBe(String(4 - i));
+      }
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+    expect(await redis.get(`${prefix}:key:${key.id}`)).toBe('6');
+    const ttl = await redis.pttl(`${prefix}:key:${key.id}`);
+    expect(ttl).toBeGreaterThan(3_590_000);
+    expect(ttl).toBeLessThanOrEqual(3_600_000);
+  });
+
+  it('when 30 requests race with limit 10, then exactly 10 pass', async () => {
+    const redis = await redisClient(process.env.TEST_REDIS_URL!);
+    const app = harness.app({ limiter: createRequestLimiter({ keyPrefix: keyPrefix(), redis, logger: silentLogger }) });
+    const key = await createKey(harness.db, { rateLimitPerHour: 10 });
+    const results = await Promise.all(
+      Array.from({ length: 30 }, () => request(app).get('/api/index.php?action=categories').set('X-API-Key', key.apiKey)),
+    );
+    expect(results.filter((res) => res.status === 200)).toHaveLength(10);
+    expect(results.filter((res) => res.status === 429)).toHaveLength(20);
+  });
+
+  it('when two app instances share one Redis, then the key’s limit holds exactly in total', async () => {
+    const prefix = keyPrefix();
+    const appA = harness.app({ limiter: createRequestLimiter({ keyPrefix: prefix, redis: await redisClient(process.env.TEST_REDIS_URL!), logger: silentLogger }) });
+    const appB = harness.app({ limiter: createRequestLimiter({ keyPrefix: prefix, redis: await redisClient(process.env.TEST_REDIS_URL!), logger: silentLogger }) });
+    const key = await createKey(harness.db, { rateLimitPerHour: 7 });
+    const statuses: number[] = [];
+    const remaining: string[] = [];
+    for (let i = 0; i < 10; i += 1) {
+      const res = await request(i % 2 === 0 ? appA : appB).get('/api/index.php?action=stats').set('X-API-Key', key.apiKey);
+      statuses.push(res.status);
+      remaining.push(res.headers['x-ratelimit-remaining']!);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 200, 429, 429, 429]);
+    expect(remaining).toEqual(['6', '5', '4', '3', '2', '1', '0', '0', '0', '0']);
+  });
+
+  it('when Redis stops, then the service keeps answering on the insurance limiter (logged, readiness degraded); when it is back, exact shared limits return', async () => {
+    const redisServer = await startPrivateRedis();
+    const logLines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => logLines.push(line) });
+    try {
+      const redis = await redisClient(redisServer.url, logger);
+      const app = harness.app({ limiter: createRequestLimiter({ keyPrefix: 'tools_rl', redis, logger }) });
+      const key = await createKey(harness.db, { rateLimitPerHour: 3 });
+      const get = () => request(app).get('/api/index.php?action=tools').set('X-API-Key', key.apiKey);
+
+      expect((await get()).headers['x-ratelimit-remaining']).toBe('2');
+      expect((await request(app).get('/readyz')).body).toEqual({ status: 'ok', database: 'ok', redis: 'ok' });
+
+      await redisServer.stop();
+      await waitFor(() => redis.status !== 'ready');
+      // Insurance limiter: per process, fresh count, still the key's limit.
+      const during = [await get(), await get(), await get(), await get()];
+      expect(during.map((res) => res.status)).toEqual([200, 200, 200, 429]);
+      expect(during[0]!.headers['x-ratelimit-remaining']).toBe('2');
+      const ready = await request(app).get('/readyz');
+      expect(ready.status).toBe(200);
+      expect(ready.body).toEqual({ status: 'degraded', database: 'ok', redis: 'down' });
+      expect(logLines.some((line) => line.includes('insurance limiter in use'))).toBe(true);
+
+      await redisServer.start();
+      await waitFor(() => redis.status === 'ready');
+      // The restarted Redis is empty (no persistence): counting starts again there, exactly.
+      const after = [await get(), await get(), await get(), await get()];
+      expect(after.map((res) => res.status)).toEqual([200, 200, 200, 429]);
+      expect(after.map((res) => res.headers['x-ratelimit-remaining'])).toEqual(['2', '1', '0', '0']);
+      expect(await redis.get(`tools_rl:key:${key.id}`)).toBe('4');
+      expect((await request(app).get('/readyz')).body.status).toBe('ok');
+      expect(logLines.some((line) => line.includes('shared limits restored'))).toBe(true);
+    } finally {
+      await redisServer.stop();
+    }
+  });
+
+  it('when openToolsService gets REDIS_URL, then it connects the Redis limiter and close() releases everything', async () => {
+    const prefix = keyPrefix();
+    const service = await openToolsService(
+      testConfig({ REDIS_URL: process.env.TEST_REDIS_URL!, RATE_LIMIT_KEY_PREFIX: prefix, DATABASE_URL: harness.databaseUrl.startsWith('pglite:') ? 'pglite:memory' : harness.databaseUrl }),
+      { logger: silentLogger },
+    );
+    try {
+      const key = await createKey(service.db, { name: `svc-${prefix}`, rateLimitPerHour: 2 });
+      const res = await request(service.app).get('/api/index.php?action=categories').set('X-API-Key', key.apiKey);
+      expect(res.status).toBe(200);
+      expect(res.headers['x-ratelimit-remaining']).toBe('1');
+      expect((await request(service.app).get('/readyz')).body).toEqual({ status: 'ok', database: 'ok', redis: 'ok' });
+      const redis = await redisClient(process.env.TEST_REDIS_URL!);
+      expect(await redis.get(`${prefix}:key:${key.id}`)).toBe('1');
+    } finally {
+      await service.close();
+    }
+  });
+});
