@@ -1,0 +1,76 @@
+import request from 'supertest';
+import { createTestUser, describeWithRealPostgres, openTestService, type TestService } from './helpers';
+
+// Needs real Postgres: the point is the query plans and timings of the production database.
+describeWithRealPostgres('list at scale (real Postgres, 100,000 images for one user)', () => {
+  let svc: TestService;
+  let token: string;
+  const timings: Record<string, number> = {};
+
+  beforeAll(async () => {
+    svc = await openTestService();
+    const user = await createTestUser(svc.db, 'heavy');
+    token = user.token;
+    const other = await createTestUser(svc.db, 'neighbour');
+    const category = await svc.db('categories').where({ user_id: user.id, is_default: true }).first('id');
+    const otherCategory = await svc.db('categories').where({ user_id: other.id, is_default: true }).first('id');
+    const insertMany = (userId: number, categoryId: number, count: number, prefix: string) =>
+      svc.db.raw(
+        `INSERT INTO images (user_id, category_id, storage_key, format, original_name, file_size, width, height, status, created_at)
+         SELECT ?, ?, '2026/01/01/' || md5(? || g::text) || '.jpg', 'jpeg',
+                'IMG_' || lpad(g::text, 6, '0') || CASE WHEN g % 1000 = 0 THEN '_sunset' ELSE '' END || '.jpg',
+                1000 + g, 100, 100, CASE WHEN g % 50 = 1 THEN 'binned' ELSE 'stored' END, now() - (g || ' seconds')::interval
+         FROM generate_series(1, ?) AS g`,
+        [userId, categoryId, prefix, count],
+      );
+    await insertMany(user.id, category.id, 100_000, 'a');
+    await insertMany(other.id, otherCategory.id, 100_000, 'b');
+    await svc.db.raw('ANALYZE images');
+  }, 120_000);
+  afterAll(async () => {
+    // eslint-disable-next-line no-console
+    console.log('list timings (ms)', timings);
+    await svc.close();
+  });
+
+  const timed = async (name: string, query: string) => {
+    await request(svc.app).get(`/api/image.php?action=list${query}`).set('X-API-Token', token); // warm
+    const started = Date.now();
+    const res = await request(svc.app).get(`/api/image.php?action=list${query}`).set('X-API-Token', token);
+    timings[name] = Date.now() - started;
+    expect(res.body.code).toBe(0);
+    return res.body.data;
+  };
+
+  test('when the first page is listed, then it is fast and the total is exact', async () => {
+    const data = await timed('first page', '');
+    expect(data.total).toBe(98_000);
+    expect(data.list).toHaveLength(20);
+    expect(timings['first page']).toBeLessThan(500);
+  });
+
+  test('when a deep page is listed, then it is still fast', async () => {
+    const data = await timed('page 4000', '&page=4000&limit=20');
+    expect(data.list).toHaveLength(20);
+    expect(timings['page 4000']).toBeLessThan(500);
+  });
+
+  test('when a keyword is searched, then the trigram index keeps it fast', async () => {
+    const data = await timed('keyword sunset', '&keyword=SUNSET');
+    expect(data.total).toBe(100);
+    expect(timings['keyword sunset']).toBeLessThan(500);
+    const escaped = await timed('keyword with _', '&keyword=0_sun');
+    expect(escaped.total).toBe(100);
+  });
+
+  test('when list queries are planned, then they use the per-user indexes rather than scanning the table', async () => {
+    const user = await svc.db('users').where({ name: 'heavy' }).first('id');
+    const plan = await svc.db.raw(
+      "EXPLAIN SELECT * FROM images WHERE user_id = ? AND status = 'stored' ORDER BY id DESC LIMIT 20",
+      [user.id],
+    );
+    const text = plan.rows.map((row: Record<string, string>) => row['QUERY PLAN']).join('\n');
+    expect(text).toMatch(/Index Scan|Index Only Scan|Bitmap Index Scan/);
+    expect(text).not.toMatch(/Seq Scan on images/);
+  });
+});
