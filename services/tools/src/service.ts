@@ -35,7 +35,7 @@ export function openRedis(url: string, logger: Logger): Redis {
   return redis;
 }
 
-async function waitForRedis(redis: Redis, timeoutMs: number): Promise<boolean> {
+export async function waitForRedis(redis: Redis, timeoutMs: number): Promise<boolean> {
   if (redis.status === 'ready') return true;
   return new Promise((resolve) => {
     const timer = setTimeout(() => {

@@ -1,0 +1,228 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import request from 'supertest';
+import { runAdminCommand } from '../src/admin/commands';
+import { hashApiKey } from '../src/auth/apiKeys';
+import { ensureDemoData, sampleDatasetPath } from '../src/demo';
+import { createRequestLimiter } from '../src/ratelimit/requestLimiter';
+import { openHarness, silentLogger, type Harness } from './support/harness';
+
+const run = promisify(execFile);
+const fixture = (name: string) => path.join(__dirname, 'fixtures', name);
+const serviceRoot = path.resolve(__dirname, '..');
+
+let harness: Harness;
+beforeAll(async () => {
+  harness = await openHarness();
+});
+afterAll(async () => {
+  await harness.close();
+});
+beforeEach(async () => {
+  await harness.reset();
+});
+
+async function admin(argv: string[], limiter?: ReturnType<typeof createRequestLimiter>) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const status = await runAdminCommand(argv, {
+    db: harness.db,
+    limiter,
+    defaultRateLimitPerHour: 1000,
+    out: (line) => out.push(line),
+    err: (line) => err.push(line),
+  });
+  return { status, out: out.join('\n'), err: err.join('\n') };
+}
+
+const keyFrom = (output: string) => /key: (tk_[A-Za-z0-9_-]+)/.exec(output)?.[1] ?? '';
+
+describe('admin: API keys', () => {
+  it('when a key is created, then it is printed once, only its digest is stored, and it opens the API', async () => {
+    const result = await admin(['key:create', '--name', 'partner', '--limit', '50']);
+    expect(result.status).toBe(0);
+    const apiKey = keyFrom(result.out);
+    expect(apiKey).toMatch(/^tk_[A-Za-z0-9_-]{43}$/);
+    const rows = await harness.db('api_keys').select('*');
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ name: 'partner', key_hash: hashApiKey(apiKey), enabled: true, rate_limit_per_hour: 50 });
+    expect(JSON.stringify(rows[0])).not.toContain(apiKey);
+    const res = await request(harness.app()).get('/api/index.php?action=categories').set('X-API-Key', apiKey);
+    expect(res.status).toBe(200);
+    expect(res.headers['x-ratelimit-limit']).toBe('50');
+  });
+
+  it('when a key name is taken or missing, or the limit is bad, then the command fails and nothing is created', async () => {
+    await admin(['key:create', '--name', 'partner']);
+    expect(await admin(['key:create', '--name', 'partner'])).toMatchObject({ status: 1, err: 'error: an API key named "partner" already exists' });
+    expect((await admin(['key:create'])).status).toBe(2);
+    const badLimit = await admin(['key:create', '--name', 'other', '--limit', '0']);
+    expect(badLimit.status).toBe(2);
+    expect(badLimit.err).toContain('limit must be a positive integer, got "0"');
+    expect(Number((await harness.db('api_keys').count({ n: '*' }).first())?.n)).toBe(1);
+  });
+
+  it('when a key is disabled and enabled again, then the API answers 403 and then 200', async () => {
+    const apiKey = keyFrom((await admin(['key:create', '--name', 'partner'])).out);
+    const app = harness.app();
+    expect((await admin(['key:disable', 'partner'])).status).toBe(0);
+    const denied = await request(app).get('/api/index.php?action=stats').set('X-API-Key', apiKey);
+    expect(denied.status).toBe(403);
+    expect(denied.body).toEqual({ success: false, error: { code: 403, message: 'API密钥已禁用' } });
+    expect((await admin(['key:enable', '1'])).status).toBe(0);
+    expect((await request(app).get('/api/index.php?action=stats').set('X-API-Key', apiKey)).status).toBe(200);
+    expect(await admin(['key:disable', 'nobody'])).toMatchObject({ status: 1, err: 'error: no API key named or numbered "nobody"' });
+  });
+
+  it('when a key’s limit is set and reset to default, then the API uses it and key:list shows usage', async () => {
+    const apiKey = keyFrom((await admin(['key:create', '--name', 'partner'])).out);
+    expect((await admin(['key:limit', 'partner', '2'])).out).toBe('API key #1 "partner" limit: 2/hour');
+    const limiter = createRequestLimiter({ keyPrefix: 't', logger: silentLogger });
+    const app = harness.app({ limiter });
+    await request(app).get('/api/index.php?action=stats').set('X-API-Key', apiKey).expect(200);
+    await request(app).get('/api/index.php?action=stats').set('X-API-Key', apiKey).expect(200);
+    await request(app).get('/api/index.php?action=stats').set('X-API-Key', apiKey).expect(429);
+    const listed = await admin(['key:list'], limiter);
+    expect(listed.out.split('\n')[1]).toMatch(/^1\tpartner\ttk_.{5}…\tenabled\t2\t3\t\d+s$/);
+    expect((await admin(['key:list'])).out).toContain('n/a (no REDIS_URL)');
+    expect((await admin(['key:limit', 'partner', 'default'])).status).toBe(0);
+    expect((await harness.db('api_keys').first('rate_limit_per_hour')).rate_limit_per_hour).toBeNull();
+    expect((await admin(['key:limit', 'partner', 'lots'])).status).toBe(2);
+  });
+});
+
+describe('admin: categories, import, ads', () => {
+  it('when categories are set and edited, then the API lists them with the new values', async () => {
+    expect((await admin(['category:set', '--slug', 'image', '--name', '图片', '--icon', '🖼️', '--sort-order', '2'])).out).toBe('category "image" created');
+    expect((await admin(['category:set', '--slug', 'image', '--name', '图片处理', '--sort-order', '2'])).out).toBe('category "image" updated');
+    expect((await admin(['category:edit', 'image', '--description', '压缩、编辑图片'])).status).toBe(0);
+    const row = await harness.db('categories').where({ slug: 'image' }).first();
+    expect(row).toMatchObject({ name: '图片处理', description: '压缩、编辑图片', sort_order: 2 });
+    expect(await admin(['category:edit', 'nope', '--name', 'x'])).toMatchObject({ status: 1, err: 'error: no category with slug "nope"' });
+    expect((await admin(['category:set', '--slug', 'Bad Slug', '--name', 'x'])).status).toBe(2);
+    expect((await admin(['category:list'])).out).toContain('image\t图片处理\t2\t0');
+  });
+
+  it('when a JSON file has bad rows, then good rows are imported and each bad row is reported with its reason', async () => {
+    const result = await admin(['import', fixture('tools-with-errors.json')]);
+    expect(result.status).toBe(1);
+    expect(result.out.split('\n')).toEqual([
+      'categories: 1 created, 0 updated, 1 rejected',
+      '  rejected category 2 (Bad Slug): slug must be lowercase letters, digits, ".", "_" or "-"',
+      'tools: 2 created, 0 updated, 6 rejected',
+      '  rejected tool 3 (nowhere): unknown category "no-such-category"',
+      '  rejected tool 4 (nameless): name is required',
+      '  rejected tool 5 (badurl): url is not a valid http(s) URL',
+      '  rejected tool 6 (vscode): duplicate slug "vscode" in this file',
+      '  rejected tool 7 (featured-string): is_featured must be true or false',
+      '  rejected tool 8: tool must be an object',
+    ]);
+    const tools = await harness.db('tools').orderBy('id').select('slug', 'name', 'tags', 'is_featured');
+    expect(tools).toEqual([
+      { slug: 'vscode', name: 'Visual Studio Code', tags: ['编辑器', 'IDE'], is_featured: true },
+      { slug: 'github', name: 'GitHub', tags: ['git'], is_featured: false },
+    ]);
+  });
+
+  it('when the same file is imported again, then rows are updated by slug, not duplicated, and visits are kept', async () => {
+    await admin(['import', fixture('tools-with-errors.json')]);
+    await harness.db('tools').where({ slug: 'github' }).update({ visits: 42 });
+    const again = await admin(['import', fixture('tools-with-errors.json')]);
+    expect(again.out).toContain('categories: 0 created, 1 updated, 1 rejected');
+    expect(again.out).toContain('tools: 0 created, 2 updated, 6 rejected');
+    expect(Number((await harness.db('tools').count({ n: '*' }).first())?.n)).toBe(2);
+    expect(Number((await harness.db('tools').where({ slug: 'github' }).first('visits')).visits)).toBe(42);
+  });
+
+  it('when a CSV file is imported, then quoted fields, |-separated tags and 1/0/true/false flags are read and bad lines reported', async () => {
+    await admin(['category:set', '--slug', 'image', '--name', '图片处理']);
+    const result = await admin(['import', fixture('tools.csv')]);
+    expect(result.status).toBe(1);
+    expect(result.out.split('\n')).toEqual([
+      'categories: 0 created, 0 updated, 0 rejected',
+      'tools: 3 created, 0 updated, 3 rejected',
+      '  rejected line 5 (broken): expected 8 columns, found 3',
+      '  rejected line 6 (nocat): unknown category "missing"',
+      '  rejected line 7 (maybe): is_featured must be true or false',
+    ]);
+    const tools = await harness.db('tools').orderBy('id').select('slug', 'description', 'icon', 'tags', 'is_featured');
+    expect(tools).toEqual([
+      { slug: 'tinypng', description: '在线压缩 PNG, JPEG 图片', icon: '', tags: ['压缩', '图片', 'png'], is_featured: true },
+      { slug: 'squoosh', description: 'Google 的 "开源" 图片压缩', icon: 'https://squoosh.app/favicon.ico', tags: ['压缩'], is_featured: false },
+      { slug: 'photopea', description: '在线 PS', icon: '', tags: [], is_featured: true },
+    ]);
+  });
+
+  it('when a file is unreadable, malformed or of unknown type, then the import fails with a clear error and writes nothing', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tools-import-'));
+    fs.writeFileSync(path.join(dir, 'bad.json'), '{"tools": [');
+    fs.writeFileSync(path.join(dir, 'bad.csv'), 'name,slug\nx,y\n');
+    fs.writeFileSync(path.join(dir, 'tools.txt'), 'hello');
+    expect((await admin(['import', path.join(dir, 'bad.json')])).err).toMatch(/^error: not valid JSON: /);
+    expect((await admin(['import', path.join(dir, 'bad.csv')])).err).toBe('error: CSV header must be exactly: slug,name,description,url,icon,category,tags,is_featured');
+    expect((await admin(['import', path.join(dir, 'tools.txt')])).status).toBe(2);
+    expect(await admin(['import', path.join(dir, 'missing.json')])).toMatchObject({ status: 1, err: `error: cannot read ${path.join(dir, 'missing.json')}: ENOENT` });
+    expect(Number((await harness.db('tools').count({ n: '*' }).first())?.n)).toBe(0);
+  });
+
+  it('when the sample dataset is imported twice, then it has 0 rejected rows, at least 150 tools in 10 categories, and the second run only updates', async () => {
+    const first = await admin(['import', sampleDatasetPath()]);
+    expect(first.status).toBe(0);
+    const created = Number(/tools: (\d+) created, 0 updated, 0 rejected/.exec(first.out)?.[1]);
+    expect(created).toBeGreaterThanOrEqual(150);
+    expect(Number(/categories: (\d+) created/.exec(first.out)?.[1])).toBeGreaterThanOrEqual(10);
+    const second = await admin(['import', sampleDatasetPath()]);
+    expect(second.out).toContain(`tools: 0 created, ${created} updated, 0 rejected`);
+    expect(Number((await harness.db('tools').count({ n: '*' }).first())?.n)).toBe(created);
+  });
+
+  it('when the ads config is set from a file, then the API serves it; an invalid file is refused and changes nothing', async () => {
+    expect((await admin(['ads:set', fixture('ads-config.json')])).status).toBe(0);
+    const res = await request(harness.app()).get('/api/index.php?action=miniapp&type=ads');
+    expect(res.body.data).toEqual(JSON.parse(fs.readFileSync(fixture('ads-config.json'), 'utf8')));
+    const invalid = await admin(['ads:set', fixture('ads-config-invalid.json')]);
+    expect(invalid.status).toBe(1);
+    expect(invalid.err).toMatch(/^error: invalid ads config at banner\.position: /);
+    const still = await request(harness.app()).get('/api/index.php?action=miniapp&type=ads');
+    expect(still.body.data.banner.position).toBe('top');
+  });
+});
+
+describe('demo data', () => {
+  it('when the directory is empty, then ensureDemoData imports the sample and returns a working demo key; a second call changes nothing', async () => {
+    const first = await ensureDemoData(harness.db);
+    expect(first.importedTools).toBeGreaterThanOrEqual(150);
+    expect(first.apiKey).toMatch(/^tk_/);
+    const res = await request(harness.app()).get('/api/index.php?action=tools').set('X-API-Key', first.apiKey!);
+    expect(res.body.data.pagination.total).toBe(first.importedTools);
+    expect(await ensureDemoData(harness.db)).toEqual({ apiKey: null, importedTools: 0 });
+    expect(Number((await harness.db('api_keys').count({ n: '*' }).first())?.n)).toBe(1);
+  });
+});
+
+describe('admin CLI process', () => {
+  it('when run with --help, then it prints the commands and exits 0', async () => {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/admin/cli.ts', '--help'], { cwd: serviceRoot });
+    expect(stdout).toContain('key:create --name <name>');
+    expect(stdout).toContain('import <file.json|file.csv>');
+  });
+
+  it('when the environment is bad, then it prints one config error line and exits 1', async () => {
+    const failed = await run(process.execPath, ['--import', 'tsx', 'src/admin/cli.ts', 'key:list'], {
+      cwd: serviceRoot,
+      env: { ...process.env, DATABASE_URL: 'mysql://nope' },
+    }).catch((error: { code: number; stderr: string }) => error);
+    expect(failed).toMatchObject({ code: 1, stderr: 'config error: DATABASE_URL must be postgres://…, pglite:memory or pglite:<dir>\n' });
+  });
+
+  it('when creating a key in a fresh embedded database, then it migrates, prints the key and exits 0', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tools-cli-'));
+    const env = { ...process.env, DATABASE_URL: `pglite:${dir}/db`, REDIS_URL: '', LOG_LEVEL: 'silent' };
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/admin/cli.ts', 'key:create', '--name', 'cli'], { cwd: serviceRoot, env });
+    expect(stdout).toMatch(/created API key #1 "cli" \(limit 1000 \(default\)\/hour\)\nkey: tk_[A-Za-z0-9_-]{43}\n/);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+});

@@ -1,0 +1,61 @@
+import { loadConfig } from '../src/config';
+
+describe('loadConfig', () => {
+  it('when the environment is empty, then the documented defaults apply and the result is frozen', () => {
+    const config = loadConfig({});
+    expect(config).toEqual({
+      port: 3002,
+      host: '0.0.0.0',
+      databaseUrl: 'pglite:./data/tools-db',
+      redisUrl: undefined,
+      rateLimitKeyPrefix: 'tools_rl',
+      defaultRateLimitPerHour: 1000,
+      anonymousRateLimitPerHour: 1000,
+      logLevel: 'info',
+      shutdownTimeoutMs: 10000,
+      statsCacheTtlMs: 5000,
+    });
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('when every variable is given, then each is parsed', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '127.0.0.1',
+      DATABASE_URL: 'postgres://u@db:5432/tools',
+      REDIS_URL: 'redis://redis:6379',
+      RATE_LIMIT_KEY_PREFIX: 'rl',
+      DEFAULT_RATE_LIMIT_PER_HOUR: '50',
+      ANONYMOUS_RATE_LIMIT_PER_HOUR: '20',
+      LOG_LEVEL: 'warn',
+      SHUTDOWN_TIMEOUT_MS: '3000',
+      STATS_CACHE_TTL_MS: '0',
+    });
+    expect(config).toMatchObject({ port: 8080, redisUrl: 'redis://redis:6379', defaultRateLimitPerHour: 50, anonymousRateLimitPerHour: 20, statsCacheTtlMs: 0 });
+    expect(loadConfig({ DATABASE_URL: 'pglite:memory', REDIS_URL: '' }).redisUrl).toBeUndefined();
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT must be a non-negative integer, got "eighty"'],
+    [{ PORT: '70000' }, 'PORT must be at most 65535'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL must be postgres://…, pglite:memory or pglite:<dir>'],
+    [{ REDIS_URL: 'localhost:6379' }, 'REDIS_URL must be redis://… or rediss://…'],
+    [{ DEFAULT_RATE_LIMIT_PER_HOUR: '0' }, 'DEFAULT_RATE_LIMIT_PER_HOUR must be a positive integer, got "0"'],
+    [{ ANONYMOUS_RATE_LIMIT_PER_HOUR: '1.5' }, 'ANONYMOUS_RATE_LIMIT_PER_HOUR must be a positive integer, got "1.5"'],
+    [{ RATE_LIMIT_KEY_PREFIX: 'has space' }, 'RATE_LIMIT_KEY_PREFIX must be 1-64 characters of [A-Za-z0-9_:.-]'],
+    [{ SHUTDOWN_TIMEOUT_MS: '-1' }, 'SHUTDOWN_TIMEOUT_MS must be a positive integer, got "-1"'],
+  ])('when given %p, then it throws one line naming the variable', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(new Error(message));
+  });
+
+  it('when LOG_LEVEL is unknown, then the error names LOG_LEVEL on one line', () => {
+    let message = '';
+    try {
+      loadConfig({ LOG_LEVEL: 'loud' });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message.startsWith('LOG_LEVEL ')).toBe(true);
+    expect(message).not.toContain('\n');
+  });
+});
