@@ -3,6 +3,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import request from 'supertest';
 import {
+  MIB,
   createTestUser,
   filesIn,
   fixture,
@@ -262,6 +263,26 @@ describe('group limits and quota', () => {
     await expectNothingStored(user.id);
   });
 
+  test('when the file is over MAX_UPLOAD_BYTES, then multer stops it: 文件大小超出限制 and nothing is left behind', async () => {
+    const capped = await openTestService({ MAX_UPLOAD_BYTES: '150000' });
+    try {
+      const user = await createTestUser(capped.db);
+      for (const send of [
+        () => request(capped.app).post(UPLOAD).field('token', user.token).attach('file', fixture('phone-orientation6.jpg')),
+        () => request(capped.app).post(UPLOAD).set('X-API-Token', user.token).attach('file', fixture('phone-orientation6.jpg')),
+      ]) {
+        const res = await send();
+        expect(res.body).toEqual({ code: 1, msg: '文件大小超出限制' });
+      }
+      expect(await imageRows(capped.db)).toEqual([]);
+      expect(filesIn(capped.storageDir, 'tmp')).toEqual([]);
+      expect(filesIn(capped.storageDir, 'public')).toEqual([]);
+      expect(await usedBytes(capped.db, user.id)).toBe(0);
+    } finally {
+      await capped.close();
+    }
+  });
+
   test('when the file is exactly max_file_size, then it is accepted', async () => {
     const user = await createTestUser(svc.db);
     const size = fixtureBytes('photo.webp').length;
@@ -307,6 +328,41 @@ describe('group limits and quota', () => {
     expect(await usedBytes(svc.db, user.id)).toBe(size * 3);
     expect(filesIn(svc.storageDir, 'public')).toHaveLength(3);
   });
+});
+
+describe('streaming', () => {
+  test('when a 160 MB upload arrives, then it streams to disk: memory stays far below the file size', async () => {
+    const big = await openTestService({ MAX_UPLOAD_BYTES: String(200 * MIB) });
+    const bigFile = path.join(big.storageDir, 'big-upload.jpg');
+    try {
+      const user = await createTestUser(big.db, 'big');
+      await big.db('groups').where({ name: 'default' }).update({ max_file_size: 200 * MIB });
+      const chunk = Buffer.alloc(MIB, 0x5a);
+      const handle = fs.openSync(bigFile, 'w');
+      fs.writeSync(handle, Buffer.from([0xff, 0xd8, 0xff, 0xe0]));
+      for (let i = 0; i < 160; i += 1) fs.writeSync(handle, chunk);
+      fs.closeSync(handle);
+
+      const memory = () => process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
+      const baseline = memory();
+      let peak = baseline;
+      const sampler = setInterval(() => (peak = Math.max(peak, memory())), 2);
+      try {
+        const res = await request(big.app).post(UPLOAD).set('X-API-Token', user.token).attach('file', bigFile);
+        // The bytes say JPEG but do not decode: refused after being received in full.
+        expect(res.body).toEqual({ code: 1, msg: '图片文件已损坏' });
+      } finally {
+        clearInterval(sampler);
+      }
+      // Transient stream chunks awaiting GC show up here; a buffered upload would be ≥ 160 MB.
+      expect(peak - baseline).toBeLessThan(80 * MIB);
+      expect(await imageRows(big.db)).toEqual([]);
+      expect(filesIn(big.storageDir, 'tmp')).toEqual([]);
+      expect(await usedBytes(big.db, user.id)).toBe(0);
+    } finally {
+      await big.close();
+    }
+  }, 60000);
 });
 
 describe('categories on upload', () => {
