@@ -431,6 +431,16 @@ describe('Idempotency-Key', () => {
     expect(await imageRows(svc.db, user.id)).toHaveLength(1);
   });
 
+  test('when a claim was left behind by a request that died, then a retry takes it over after 10 minutes', async () => {
+    const user = await createTestUser(svc.db);
+    await svc.db('idempotency_keys').insert({ user_id: user.id, key: 'orphan', created_at: new Date(Date.now() - 11 * 60 * 1000) });
+    const res = await request(svc.app).post(UPLOAD).set('X-API-Token', user.token).set('Idempotency-Key', 'orphan').attach('file', fixture('tiny.png'));
+    expect(res.body.code).toBe(0);
+    expect(await imageRows(svc.db, user.id)).toHaveLength(1);
+    const claim = await svc.db('idempotency_keys').where({ user_id: user.id, key: 'orphan' }).first();
+    expect(Number(claim.image_id)).toBe(res.body.data.id);
+  });
+
   test('when two users use the same key, then each gets their own image', async () => {
     const a = await createTestUser(svc.db);
     const b = await createTestUser(svc.db);

@@ -192,6 +192,11 @@ export function createImagesRepository(db: Knex) {
     async releaseIdempotencyKey(userId: number, key: string): Promise<void> {
       await db('idempotency_keys').where({ user_id: userId, key }).whereNull('image_id').delete();
     },
+
+    /** Drops a claim whose holder never finished (e.g. the process died mid-upload). */
+    async releaseStaleIdempotencyKey(userId: number, key: string, claimedBefore: Date): Promise<void> {
+      await db('idempotency_keys').where({ user_id: userId, key }).whereNull('image_id').andWhere('created_at', '<', claimedBefore).delete();
+    },
   };
 }
 

@@ -44,6 +44,8 @@ export interface ImagesServiceDeps {
 
 const IDEMPOTENCY_WAIT_MS = 30_000;
 const IDEMPOTENCY_POLL_MS = 100;
+/** An unfinished claim older than this belongs to a request that died; a retry may take it over. */
+const IDEMPOTENCY_STALE_MS = 10 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 function isMissingFile(error: unknown): boolean {
@@ -99,6 +101,7 @@ export function createImagesService(deps: ImagesServiceDeps) {
       const existing = await images.findIdempotencyResult(userId, key);
       if (existing.found && existing.result) return existing.result as UploadResult;
       if (!existing.found && (await images.claimIdempotencyKey(userId, key))) return null;
+      if (existing.found) await images.releaseStaleIdempotencyKey(userId, key, new Date(deps.clock().getTime() - IDEMPOTENCY_STALE_MS));
       if (Date.now() > deadline) throw new AppError(Messages.idempotencyInProgress);
       await new Promise((resolve) => setTimeout(resolve, IDEMPOTENCY_POLL_MS));
     }
