@@ -199,6 +199,35 @@ describe('stats', () => {
   });
 });
 
+describe('search ranking', () => {
+  it('when several fields match, then the order is exact name, name prefix, name substring, tag, description; ties by visits', async () => {
+    const tool = (slug: string, name: string, extra: { tags?: string[]; description?: string } = {}) => ({
+      slug,
+      name,
+      url: `https://${slug}.example.com`,
+      category: 'empty',
+      tags: extra.tags ?? [],
+      description: extra.description ?? '',
+    });
+    await importJson(harness.db, {
+      tools: [
+        tool('in-description', 'Alpha', { description: 'works with Zap files' }),
+        tool('in-tag', 'Beta', { tags: ['zap'] }),
+        tool('in-name-low', 'MegaZap Lite'),
+        tool('in-name-high', 'SuperZap'),
+        tool('prefix', 'Zapier'),
+        tool('exact', 'ZAP'),
+      ],
+    });
+    await harness.db('tools').where({ slug: 'in-name-high' }).update({ visits: 10 });
+    await harness.db('tools').where({ slug: 'in-name-low' }).update({ visits: 3 });
+    const res = await api('action=search&q=zap');
+    expect(res.status).toBe(200);
+    expect(res.body.data.total).toBe(6);
+    expect(res.body.data.data.map((t: { slug: string }) => t.slug)).toEqual(['exact', 'prefix', 'in-name-high', 'in-name-low', 'in-tag', 'in-description']);
+  });
+});
+
 describe('mini-program ads', () => {
   it('when no config was set, then everything is disabled, and no key is needed', async () => {
     const res = await api('action=miniapp&type=ads');
