@@ -317,6 +317,18 @@ describe('query form and protocol', () => {
     expectError(await authed('action=tools&action=stats'), 400, '参数错误: action 只能出现一次');
   });
 
+  it('when the query string is malformed or hostile, then the answer is a 4xx envelope, never a 500', async () => {
+    const search = await api('action=search&q=%');
+    expect(search.status).toBe(200);
+    expect(search.body.data.total).toBe(0);
+    expect((await api('action=search&q=%E4%B8')).status).toBe(200);
+    expectError(await api(`action=tools&api_key=${'k'.repeat(10 * 1024)}`), 401, '无效的API密钥');
+    expectError(await api('action=%00'), 400, '参数错误: 未知的 action');
+    expectError(await api(`action=${'x'.repeat(10 * 1024)}`), 400, '参数错误: 未知的 action');
+    expectError(await authed('action=tool&slug=%F0%9F%98%80%00'), 404, '资源不存在');
+    expectError(await authed(`action=category&id=${encodeURIComponent("1' OR '1'='1")}`), 400, '参数错误: id 必须是正整数');
+  });
+
   it.each(['post', 'put', 'delete', 'patch'] as const)('when the method is %s, then 405 with Allow and nothing changes', async (method) => {
     const res = await request(app)[method]('/api/index.php?action=tool&slug=vscode').set('X-API-Key', apiKey).send({ a: 1 });
     expectError(res, 405, '不支持的请求方法');
