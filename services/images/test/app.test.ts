@@ -112,3 +112,12 @@ test('when ensureDemoUser runs twice, then it returns a working token once and n
   expect((await request(svc.app).get('/api/image.php?action=profile').set('X-API-Token', token!)).body.data).toMatchObject({ username: 'demo', group: 'default' });
   expect(await ensureDemoUser(svc.db)).toBeNull();
 });
+
+test('when the migrations are rolled back and re-applied, then the schema and default groups come back', async () => {
+  const { migrationSource } = await import('../src/db/migration-source');
+  await svc.db.migrate.rollback({ migrationSource }, true);
+  expect(await svc.db.schema.hasTable('images')).toBe(false);
+  await svc.db.migrate.latest({ migrationSource });
+  expect(await svc.db.schema.hasTable('images')).toBe(true);
+  expect((await svc.db('groups').orderBy('id').select('name')).map((row) => row.name)).toEqual(['default', 'vip']);
+});
