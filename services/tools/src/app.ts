@@ -24,6 +24,10 @@ export interface AppDeps {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+function maskApiKey(url: string): string {
+  return url.replace(/([?&]api_key=)[^&]*/gi, '$1***');
+}
+
 /** Builds the tool directory's Express app. It never listens. */
 export function createApp(deps: AppDeps): express.Express {
   const app = express();
@@ -56,6 +60,16 @@ export function createApp(deps: AppDeps): express.Express {
         const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
         res.setHeader('X-Request-Id', id);
         return id;
+      },
+      // No headers in logs, and the api_key query parameter masked: API keys must never reach a log.
+      serializers: {
+        req: (req: { id: unknown; method: string; url: string; remoteAddress?: string }) => ({
+          id: req.id,
+          method: req.method,
+          url: maskApiKey(req.url),
+          remoteAddress: req.remoteAddress,
+        }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
       autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' || req.url === '/metrics' },
     }),

@@ -1,8 +1,13 @@
 import request from 'supertest';
+import pino from 'pino';
 import type express from 'express';
 import { createKey, importJson, openHarness, smallCatalog, type Harness } from './support/harness';
 import { createSettingsRepository } from '../src/ads/settingsRepository';
 import { ADS_SETTING_KEY } from '../src/catalog/directoryService';
+import { createApp } from '../src/app';
+import { migrateToLatest, openDb } from '../src/db/openDb';
+import { createRequestLimiter } from '../src/ratelimit/requestLimiter';
+import { silentLogger, testConfig } from './support/harness';
 
 let harness: Harness;
 let app: express.Express;
@@ -357,6 +362,18 @@ describe('query form and protocol', () => {
     expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('when a request is served, then its log line is JSON carrying the request id', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
+    const logged = harness.app({ logger });
+    await request(logged).get('/api/index.php?action=search&q=png').set('X-Request-Id', 'trace-42').set('X-API-Key', apiKey).expect(200);
+    await request(logged).get(`/api/index.php?action=tools&api_key=${apiKey}`).set('X-Request-Id', 'trace-43').expect(200);
+    const records = lines.map((line) => JSON.parse(line));
+    expect(records.find((record) => record.req?.id === 'trace-42')).toMatchObject({ msg: 'request completed', res: { statusCode: 200 } });
+    expect(records.find((record) => record.req?.id === 'trace-43')).toMatchObject({ req: { url: '/api/index.php?action=tools&api_key=***' } });
+    expect(lines.join('\n')).not.toContain(apiKey);
+  });
+
   it('when probes are called, then healthz, readyz and metrics answer', async () => {
     expect((await request(app).get('/healthz')).body).toEqual({ status: 'ok' });
     const ready = await request(app).get('/readyz');
@@ -369,5 +386,21 @@ describe('query form and protocol', () => {
     expect(metrics.text).toMatch(/tools_http_requests_total\{route="tools",method="GET",status="200"\} 1/);
     expect(metrics.text).toMatch(/tools_http_requests_total\{route="tools",method="GET",status="401"\} 1/);
     expect(metrics.text).toContain('tools_http_request_duration_seconds_bucket');
+  });
+});
+
+describe('when the database is gone', () => {
+  it('then API calls get the generic 500 envelope (no internals) and /readyz says 503', async () => {
+    const db = openDb('pglite:memory');
+    await migrateToLatest(db);
+    const broken = createApp({ db, limiter: createRequestLimiter({ keyPrefix: 'x', logger: silentLogger }), logger: silentLogger, config: testConfig() });
+    await db.destroy();
+    const res = await request(broken).get('/api/index.php?action=tools').set('X-API-Key', 'tk_any');
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ success: false, error: { code: 500, message: '服务器内部错误' } });
+    const ready = await request(broken).get('/readyz');
+    expect(ready.status).toBe(503);
+    expect(ready.body).toEqual({ status: 'unavailable', database: 'down' });
+    expect((await request(broken).get('/healthz')).status).toBe(200);
   });
 });

@@ -21,7 +21,7 @@ export interface Harness {
   db: Knex;
   databaseUrl: string;
   /** A fresh app (and, unless given, a fresh in-memory limiter) over the shared test database. */
-  app(options?: { limiter?: RequestLimiter; config?: Record<string, string>; now?: () => number }): express.Express;
+  app(options?: { limiter?: RequestLimiter; config?: Record<string, string>; now?: () => number; logger?: pino.Logger }): express.Express;
   reset(): Promise<void>;
   close(): Promise<void>;
 }
@@ -36,7 +36,7 @@ export async function openHarness(): Promise<Harness> {
     app(options = {}) {
       const config = testConfig(options.config);
       const limiter = options.limiter ?? createRequestLimiter({ keyPrefix: config.rateLimitKeyPrefix, logger: silentLogger });
-      return createApp({ db, limiter, logger: silentLogger, config, now: options.now });
+      return createApp({ db, limiter, logger: options.logger ?? silentLogger, config, now: options.now });
     },
     async reset() {
       await db.raw('TRUNCATE tools, categories, api_keys, app_settings RESTART IDENTITY CASCADE');
