@@ -13,6 +13,7 @@ import { createAccessControl } from './http/accessControl';
 import { createApiRoutes, API_PATH } from './http/apiRoutes';
 import { errorHandler, notFoundHandler } from './http/errorHandler';
 import { createMetrics } from './http/metrics';
+import { createHealthRepository } from './db/healthRepository';
 
 export interface AppDeps {
   db: Knex;
@@ -36,6 +37,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.disable('x-powered-by');
 
   const metrics = createMetrics();
+  const health = createHealthRepository(deps.db);
   const directory = createDirectoryService({
     catalog: createCatalogRepository(deps.db),
     settings: createSettingsRepository(deps.db),
@@ -94,9 +96,7 @@ export function createApp(deps: AppDeps): express.Express {
 
   app.get('/readyz', async (_req, res) => {
     res.locals.metricsRoute = 'readyz';
-    try {
-      await deps.db.raw('SELECT 1');
-    } catch (error) {
+    if (!(await health.databaseAnswers())) {
       res.status(503).json({ status: 'unavailable', database: 'down' });
       return;
     }
