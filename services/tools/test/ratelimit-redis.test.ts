@@ -33,7 +33,7 @@ describeWithRealServer('TEST_REDIS_URL', 'rate limit on real Redis', () => {
     await importJson(harness.db, smallCatalog);
   });
   afterAll(async () => {
-    for (const client of clients) client.disconnect();
+    await Promise.all(clients.filter((client) => client.status === 'ready').map((client) => client.quit()));
     await harness.close();
   });
 
@@ -92,8 +92,9 @@ describeWithRealServer('TEST_REDIS_URL', 'rate limit on real Redis', () => {
     const redisServer = await startPrivateRedis();
     const logLines: string[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => logLines.push(line) });
+    let redis: Redis | undefined;
     try {
-      const redis = await redisClient(redisServer.url, logger);
+      redis = await redisClient(redisServer.url, logger);
       const app = harness.app({ limiter: createRequestLimiter({ keyPrefix: 'tools_rl', redis, logger }) });
       const key = await createKey(harness.db, { rateLimitPerHour: 3 });
       const get = () => request(app).get('/api/index.php?action=tools').set('X-API-Key', key.apiKey);
@@ -102,7 +103,7 @@ describeWithRealServer('TEST_REDIS_URL', 'rate limit on real Redis', () => {
       expect((await request(app).get('/readyz')).body).toEqual({ status: 'ok', database: 'ok', redis: 'ok' });
 
       await redisServer.stop();
-      await waitFor(() => redis.status !== 'ready');
+      await waitFor(() => redis!.status !== 'ready');
       // Insurance limiter: per process, fresh count, still the key's limit.
       const during = [await get(), await get(), await get(), await get()];
       expect(during.map((res) => res.status)).toEqual([200, 200, 200, 429]);
@@ -113,7 +114,7 @@ describeWithRealServer('TEST_REDIS_URL', 'rate limit on real Redis', () => {
       expect(logLines.some((line) => line.includes('insurance limiter in use'))).toBe(true);
 
       await redisServer.start();
-      await waitFor(() => redis.status === 'ready');
+      await waitFor(() => redis!.status === 'ready');
       // The restarted Redis is empty (no persistence): counting starts again there, exactly.
       const after = [await get(), await get(), await get(), await get()];
       expect(after.map((res) => res.status)).toEqual([200, 200, 200, 429]);
@@ -122,6 +123,7 @@ describeWithRealServer('TEST_REDIS_URL', 'rate limit on real Redis', () => {
       expect((await request(app).get('/readyz')).body.status).toBe('ok');
       expect(logLines.some((line) => line.includes('shared limits restored'))).toBe(true);
     } finally {
+      if (redis?.status === 'ready') await redis.quit();
       await redisServer.stop();
     }
   });
