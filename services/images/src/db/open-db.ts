@@ -31,6 +31,22 @@ export function openDb(target: DatabaseTarget): Knex {
   });
 }
 
+/** Any constant: advisory locks are per database, and each service has its own. */
+const MIGRATION_ADVISORY_LOCK = 7_301_946;
+
+/**
+ * knex's migration lock is a row in a table that knex first creates without a
+ * lock, so replicas starting together on an empty database race on that CREATE
+ * TABLE. A transaction-scoped advisory lock around the whole run serialises them.
+ * PGlite is a single process with a single connection, so it needs none.
+ */
 export async function migrateToLatest(db: Knex): Promise<void> {
-  await db.migrate.latest({ migrationSource });
+  if (db.client.config.client !== 'pg') {
+    await db.migrate.latest({ migrationSource });
+    return;
+  }
+  await db.transaction(async (trx) => {
+    await trx.raw('SELECT pg_advisory_xact_lock(?)', [MIGRATION_ADVISORY_LOCK]);
+    await db.migrate.latest({ migrationSource });
+  });
 }

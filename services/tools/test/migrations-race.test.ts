@@ -1,0 +1,21 @@
+import { migrateToLatest, openDb } from '../src/db/openDb';
+import { describeWithRealServer } from './support/realServices';
+import { createTestDatabase } from './support/testDatabase';
+
+// Needs real Postgres: replicas of `docker compose up --scale tools=3` migrate one empty database at once.
+describeWithRealServer('TEST_DATABASE_URL', 'migrations when replicas start together (real Postgres)', () => {
+  test('when three replicas migrate an empty database at once, then all succeed and each migration runs once', async () => {
+    const database = await createTestDatabase();
+    const replicas = [1, 2, 3].map(() => openDb(database.url));
+    try {
+      const outcomes = await Promise.allSettled(replicas.map((db) => migrateToLatest(db)));
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
+      const applied = await replicas[0]!('knex_migrations').pluck('name');
+      expect(applied).toEqual(['20261122020000_initial_schema']);
+      expect(await replicas[0]!('tools').count({ n: '*' })).toEqual([{ n: expect.anything() }]);
+    } finally {
+      await Promise.all(replicas.map((db) => db.destroy()));
+      await database.drop();
+    }
+  });
+});
