@@ -72,7 +72,7 @@ async function main(): Promise<void> {
   const front = createFrontDoor({
     imagesApp: images.app,
     toolsApp: tools.app,
-    imagesPublicDir: path.join(imagesConfig.STORAGE_DIR, 'public'),
+    imagesPublicDir: path.join(imagesConfig.storageDir, 'public'),
     v1Rules: loadV1Rewrites(),
   });
   const server = front.listen(port, env.HOST ?? '0.0.0.0');

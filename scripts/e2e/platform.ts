@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,7 +19,8 @@ export interface Replica {
 
 export interface Platform {
   baseUrl: string;
-  nginxLog: string[];
+  /** nginx's access log so far, one JSON object per line (log_format platform). */
+  accessLog(): string[];
   images: Replica[];
   tools: Replica[];
   imagesDatabaseUrl: string;
@@ -69,7 +70,7 @@ async function withAdmin<T>(adminUrl: string, work: (client: Client) => Promise<
   }
 }
 
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 30000): Promise<void> {
+async function waitFor(what: () => string, check: () => Promise<boolean>, timeoutMs = 30000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -77,7 +78,7 @@ async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 
     } catch {
       // not up yet
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what()}`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -111,93 +112,109 @@ export async function startPlatform(real: RealServices, options: PlatformOptions
   const suffix = randomBytes(4).toString('hex');
   const imagesDb = `e2e_images_${suffix}`;
   const toolsDb = `e2e_tools_${suffix}`;
-  await withAdmin(real.databaseUrl, async (admin) => {
-    await admin.query(`CREATE DATABASE ${imagesDb}`);
-    await admin.query(`CREATE DATABASE ${toolsDb}`);
-  });
   const workDir = mkdtempSync(path.join(os.tmpdir(), 'platform-e2e-'));
-  const storageDir = path.join(workDir, 'images');
-  const nginxDir = path.join(workDir, 'nginx');
-  mkdirSync(path.join(storageDir, 'public'), { recursive: true });
-  mkdirSync(nginxDir);
-  const nginxPort = await freePort();
-  const baseUrl = `http://127.0.0.1:${nginxPort}`;
-  const redisPrefix = `e2e_${suffix}`;
-
-  const imagesEnv: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    NODE_ENV: 'production',
-    DATABASE_URL: databaseUrlFor(real.databaseUrl, imagesDb),
-    STORAGE_DIR: storageDir,
-    PUBLIC_BASE_URL: baseUrl,
-    THUMB_SIGNING_SECRET: randomBytes(32).toString('hex'),
-    LOG_LEVEL: 'info',
-    SHUTDOWN_TIMEOUT_MS: '5000',
-  };
-  const toolsEnv: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    NODE_ENV: 'production',
-    DATABASE_URL: databaseUrlFor(real.databaseUrl, toolsDb),
-    REDIS_URL: real.redisUrl,
-    RATE_LIMIT_KEY_PREFIX: redisPrefix,
-    LOG_LEVEL: 'info',
-    SHUTDOWN_TIMEOUT_MS: '5000',
-  };
-
-  // All replicas start at once on empty databases: the migrations race, as in
-  // `docker compose up --scale`, and knex's migration lock must sort it out.
-  const images: Replica[] = [];
-  const tools: Replica[] = [];
-  for (let i = 0; i < options.replicas; i++) {
-    images.push(startReplica(`images-${i + 1}`, 'services/images/dist/src/main.js', imagesEnv, await freePort()));
-    tools.push(startReplica(`tools-${i + 1}`, 'services/tools/dist/src/main.js', toolsEnv, await freePort()));
-  }
-  for (const replica of [...images, ...tools]) {
-    await waitFor(`${replica.name} /readyz\n${replica.output.join('')}`, async () => {
-      const res = await fetch(`http://127.0.0.1:${replica.port}/readyz`);
-      return res.status === 200;
+  const children: ChildProcess[] = [];
+  const stop = async (): Promise<void> => {
+    await Promise.all(children.map((child) => stopProcess(child, 'SIGKILL')));
+    await withAdmin(real.databaseUrl, async (admin) => {
+      await admin.query(`DROP DATABASE IF EXISTS ${imagesDb} WITH (FORCE)`);
+      await admin.query(`DROP DATABASE IF EXISTS ${toolsDb} WITH (FORCE)`);
     });
+    rmSync(workDir, { recursive: true, force: true });
+  };
+  try {
+    return await launch();
+  } catch (error) {
+    await stop();
+    throw error;
   }
 
-  const server = renderNginxTemplate({
-    LISTEN_PORT: String(nginxPort),
-    IMAGES_UPSTREAM_SERVERS: images.map((r) => `server 127.0.0.1:${r.port};`).join(' '),
-    TOOLS_UPSTREAM_SERVERS: tools.map((r) => `server 127.0.0.1:${r.port};`).join(' '),
-    RESOLVER_DIRECTIVE: '# fixed loopback replicas: nothing to resolve',
-    IMAGES_PUBLIC_DIR: path.join(storageDir, 'public') + '/',
-    PROXY_DIR,
-    CLIENT_MAX_BODY_SIZE: options.clientMaxBodySize,
-  });
-  const confFile = path.join(nginxDir, 'nginx.conf');
-  writeFileSync(confFile, standaloneNginxConf(server, nginxDir));
-  const nginx = spawn('nginx', ['-p', nginxDir, '-c', confFile, '-g', 'daemon off;'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const nginxLog: string[] = [];
-  nginx.stdout!.on('data', (chunk: Buffer) => nginxLog.push(...chunk.toString().split('\n').filter(Boolean)));
-  nginx.stderr!.on('data', (chunk: Buffer) => nginxLog.push(chunk.toString()));
-  await waitFor(`nginx\n${nginxLog.join('\n')}`, async () => (await fetch(`${baseUrl}/nginx-health`)).status === 200);
+  async function launch(): Promise<Platform> {
+    await withAdmin(real.databaseUrl, async (admin) => {
+      await admin.query(`CREATE DATABASE ${imagesDb}`);
+      await admin.query(`CREATE DATABASE ${toolsDb}`);
+    });
+    const storageDir = path.join(workDir, 'images');
+    const nginxDir = path.join(workDir, 'nginx');
+    mkdirSync(path.join(storageDir, 'public'), { recursive: true });
+    mkdirSync(nginxDir);
+    const nginxPort = await freePort();
+    const baseUrl = `http://127.0.0.1:${nginxPort}`;
+    const redisPrefix = `e2e_${suffix}`;
 
-  return {
-    baseUrl,
-    nginxLog,
-    images,
-    tools,
-    imagesDatabaseUrl: imagesEnv.DATABASE_URL!,
-    toolsDatabaseUrl: toolsEnv.DATABASE_URL!,
-    storageDir,
-    redisPrefix,
-    env: { images: imagesEnv, tools: toolsEnv },
-    async stop() {
-      await stopProcess(nginx, 'SIGQUIT');
-      await Promise.all([...images, ...tools].map((r) => stopProcess(r.process, 'SIGKILL')));
-      await withAdmin(real.databaseUrl, async (admin) => {
-        await admin.query(`DROP DATABASE IF EXISTS ${imagesDb} WITH (FORCE)`);
-        await admin.query(`DROP DATABASE IF EXISTS ${toolsDb} WITH (FORCE)`);
+    const imagesEnv: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      NODE_ENV: 'production',
+      DATABASE_URL: databaseUrlFor(real.databaseUrl, imagesDb),
+      STORAGE_DIR: storageDir,
+      PUBLIC_BASE_URL: baseUrl,
+      THUMB_SIGNING_SECRET: randomBytes(32).toString('hex'),
+      LOG_LEVEL: 'info',
+      SHUTDOWN_TIMEOUT_MS: '5000',
+    };
+    const toolsEnv: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      NODE_ENV: 'production',
+      DATABASE_URL: databaseUrlFor(real.databaseUrl, toolsDb),
+      REDIS_URL: real.redisUrl,
+      RATE_LIMIT_KEY_PREFIX: redisPrefix,
+      LOG_LEVEL: 'info',
+      SHUTDOWN_TIMEOUT_MS: '5000',
+    };
+
+    // All replicas start at once on empty databases: the migrations race, as in
+    // `docker compose up --scale`, and knex's migration lock must sort it out.
+    const images: Replica[] = [];
+    const tools: Replica[] = [];
+    for (let i = 0; i < options.replicas; i++) {
+      images.push(startReplica(`images-${i + 1}`, 'services/images/dist/src/main.js', imagesEnv, await freePort()));
+      tools.push(startReplica(`tools-${i + 1}`, 'services/tools/dist/src/main.js', toolsEnv, await freePort()));
+    }
+    children.push(...[...images, ...tools].map((r) => r.process));
+    for (const replica of [...images, ...tools]) {
+      await waitFor(() => `${replica.name} /readyz\n${replica.output.join('')}`, async () => {
+        const res = await fetch(`http://127.0.0.1:${replica.port}/readyz`);
+        return res.status === 200;
       });
-      rmSync(workDir, { recursive: true, force: true });
-    },
-  };
+    }
+
+    const server = renderNginxTemplate({
+      LISTEN_PORT: String(nginxPort),
+      IMAGES_UPSTREAM_SERVERS: images.map((r) => `server 127.0.0.1:${r.port};`).join(' '),
+      TOOLS_UPSTREAM_SERVERS: tools.map((r) => `server 127.0.0.1:${r.port};`).join(' '),
+      RESOLVER_DIRECTIVE: '# fixed loopback replicas: nothing to resolve',
+      IMAGES_PUBLIC_DIR: path.join(storageDir, 'public') + '/',
+      PROXY_DIR,
+      CLIENT_MAX_BODY_SIZE: options.clientMaxBodySize,
+    });
+    const confFile = path.join(nginxDir, 'nginx.conf');
+    writeFileSync(confFile, standaloneNginxConf(server, nginxDir));
+    // The template logs to /dev/stdout (as in the nginx image); here that is a file,
+    // since nginx cannot open /dev/stdout when it is a socket.
+    const accessLogFile = path.join(nginxDir, 'access.log');
+    const accessLogFd = openSync(accessLogFile, 'a');
+    const nginx = spawn('nginx', ['-p', nginxDir, '-c', confFile, '-g', 'daemon off;'], {
+      stdio: ['ignore', accessLogFd, 'pipe'],
+    });
+    closeSync(accessLogFd);
+    children.unshift(nginx);
+    const nginxErrors: string[] = [];
+    nginx.stderr!.on('data', (chunk: Buffer) => nginxErrors.push(chunk.toString()));
+    await waitFor(() => `nginx\n${nginxErrors.join('')}`, async () => (await fetch(`${baseUrl}/nginx-health`)).status === 200);
+
+    return {
+      baseUrl,
+      accessLog: () => readFileSync(accessLogFile, 'utf8').split('\n').filter(Boolean),
+      images,
+      tools,
+      imagesDatabaseUrl: imagesEnv.DATABASE_URL!,
+      toolsDatabaseUrl: toolsEnv.DATABASE_URL!,
+      storageDir,
+      redisPrefix,
+      env: { images: imagesEnv, tools: toolsEnv },
+      stop,
+    };
+  }
 }
 
 /** Runs an admin CLI of a built service against the platform's database, as an operator would. */

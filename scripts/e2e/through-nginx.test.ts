@@ -12,6 +12,12 @@ const describeReal = real ? describe : describe.skip;
 
 const NGINX_BODY_LIMIT = '2m';
 
+function printedSecret(output: string, pattern: RegExp): string {
+  const match = pattern.exec(output);
+  if (!match) throw new Error(`admin CLI output without the expected secret:\n${output}`);
+  return match[1]!;
+}
+
 async function photo(width: number, height: number): Promise<Buffer> {
   const channels = 3;
   const pixels = Buffer.alloc(width * height * channels);
@@ -51,9 +57,9 @@ describeReal('platform through nginx (two replicas of each service)', () => {
   beforeAll(async () => {
     buildServices();
     platform = await startPlatform(real!, { replicas: 2, clientMaxBodySize: NGINX_BODY_LIMIT });
-    token = JSON.parse(runAdmin('images', platform.env.images, ['user', 'create', '--name', 'e2e', '--json'])).token;
+    token = printedSecret(runAdmin('images', platform.env.images, ['create-user', 'e2e']), /^token \(shown once, store it now\): (\S+)$/m);
     runAdmin('tools', platform.env.tools, ['import', 'services/tools/data/sample-tools.json']);
-    apiKey = JSON.parse(runAdmin('tools', platform.env.tools, ['key', 'create', '--name', 'e2e', '--json'])).key;
+    apiKey = printedSecret(runAdmin('tools', platform.env.tools, ['key:create', '--name', 'e2e']), /^key: (\S+)$/m);
     withKey.headers['X-API-Key'] = apiKey;
   }, 180000);
 
@@ -146,18 +152,32 @@ describeReal('platform through nginx (two replicas of each service)', () => {
     expect(await usedBytes()).toBe(usedBefore);
   });
 
-  test('when responses come back, then each carries the request id nginx gave it', async () => {
-    const res = await fetch(toolsApi('action=categories'), withKey);
-    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f]{32}$/);
-    const img = await fetch(imageApi('action=list'), { headers: { 'X-API-Token': token } });
-    expect(img.headers.get('x-request-id')).toMatch(/^[0-9a-f]{32}$/);
+  test('when responses come back, then each carries the request id nginx gave it, and the service logged it', async () => {
+    const tools = await fetch(toolsApi('action=categories'), withKey);
+    const images = await fetch(imageApi('action=list'), { headers: { 'X-API-Token': token } });
+    for (const [res, replicas] of [
+      [tools, platform.tools],
+      [images, platform.images],
+    ] as const) {
+      const requestId = res.headers.get('x-request-id');
+      expect(requestId).toMatch(/^[0-9a-f]{32}$/);
+      await res.arrayBuffer();
+      // Give the replica a moment to flush its log line.
+      await new Promise((r) => setTimeout(r, 200));
+      const logged = replicas
+        .flatMap((r) => r.output.join('').split('\n'))
+        .filter((line) => line.includes(requestId!))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(logged.length).toBeGreaterThanOrEqual(1);
+    }
   });
 
   test("when one key's hourly limit is spent across both tools replicas, then it holds exactly", async () => {
-    const limited = JSON.parse(
-      runAdmin('tools', platform.env.tools, ['key', 'create', '--name', 'e2e-limited', '--limit', '6', '--json']),
-    ).key as string;
-    const logStart = platform.nginxLog.length;
+    const limited = printedSecret(
+      runAdmin('tools', platform.env.tools, ['key:create', '--name', 'e2e-limited', '--limit', '6']),
+      /^key: (\S+)$/m,
+    );
+    const logStart = platform.accessLog().length;
     const statuses: number[] = [];
     const remaining: Array<string | null> = [];
     for (let i = 0; i < 7; i++) {
@@ -175,7 +195,8 @@ describeReal('platform through nginx (two replicas of each service)', () => {
     expect(remaining).toEqual(['5', '4', '3', '2', '1', '0', '0']);
     // Both replicas served those requests (nginx's access log names the upstream).
     const upstreams = new Set(
-      platform.nginxLog
+      platform
+        .accessLog()
         .slice(logStart)
         .filter((line) => line.includes('action=stats'))
         .map((line) => (JSON.parse(line) as { upstream: string }).upstream),
