@@ -156,6 +156,52 @@ describe('admin: categories, import, ads', () => {
     ]);
   });
 
+  it('when rows carry NUL, other control characters or lone surrogates, then only those rows are rejected with a reason and the rest is imported', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tools-import-'));
+    const tool = (slug: string, extra: Record<string, unknown> = {}) => ({ slug, name: slug.toUpperCase(), url: `https://${slug}.example.com`, category: 'dev', ...extra });
+    const document = {
+      categories: [
+        { slug: 'dev', name: '开发' },
+        { slug: 'bad-cat', name: 'Bad\u0000Category' },
+      ],
+      tools: [
+        tool('nul-name', { name: 'A\u0000B' }),
+        tool('nul-description', { description: 'x\u0000y' }),
+        tool('nul-tag', { tags: ['ok', 't\u0000'] }),
+        tool('nul-url', { url: 'https://nul.example.com/\u0000' }),
+        tool('surrogate-name', { name: 'bad \ud800 name' }),
+        tool('tab-in-name', { name: 'Tab\tName' }),
+        tool('good', { description: '第一行\n第二行\t缩进' }),
+      ],
+    };
+    fs.writeFileSync(path.join(dir, 'hostile.json'), JSON.stringify(document));
+    const result = await admin(['import', path.join(dir, 'hostile.json')]);
+    expect(result.status).toBe(1);
+    expect(result.err).toBe('');
+    expect(result.out.split('\n')).toEqual([
+      'categories: 1 created, 0 updated, 1 rejected',
+      '  rejected category 2 (bad-cat): name contains control characters or invalid Unicode',
+      'tools: 1 created, 0 updated, 6 rejected',
+      '  rejected tool 1 (nul-name): name contains control characters or invalid Unicode',
+      '  rejected tool 2 (nul-description): description contains control characters or invalid Unicode',
+      '  rejected tool 3 (nul-tag): a tag contains control characters or invalid Unicode',
+      '  rejected tool 4 (nul-url): url contains control characters or invalid Unicode',
+      '  rejected tool 5 (surrogate-name): name contains control characters or invalid Unicode',
+      '  rejected tool 6 (tab-in-name): name contains control characters or invalid Unicode',
+    ]);
+    expect(await harness.db('tools').select('slug', 'description')).toEqual([{ slug: 'good', description: '第一行\n第二行\t缩进' }]);
+    expect(await harness.db('categories').pluck('slug')).toEqual(['dev']);
+
+    fs.writeFileSync(path.join(dir, 'hostile.csv'), `${['slug,name,description,url,icon,category,tags,is_featured', 'nul,N\u0000,,https://n.example.com,,dev,,0', 'fine,Fine,,https://f.example.com,,dev,,0'].join('\n')}\n`);
+    const csv = await admin(['import', path.join(dir, 'hostile.csv')]);
+    expect(csv.out.split('\n')).toEqual([
+      'categories: 0 created, 0 updated, 0 rejected',
+      'tools: 1 created, 0 updated, 1 rejected',
+      '  rejected line 2 (nul): name contains control characters or invalid Unicode',
+    ]);
+    expect((await harness.db('tools').orderBy('id').pluck('slug'))).toEqual(['good', 'fine']);
+  });
+
   it('when a file is unreadable, malformed or of unknown type, then the import fails with a clear error and writes nothing', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tools-import-'));
     fs.writeFileSync(path.join(dir, 'bad.json'), '{"tools": [');

@@ -30,6 +30,15 @@ interface ParsedSource {
 
 export class ImportFormatError extends Error {}
 
+// Postgres text cannot hold NUL (one such row would abort the whole import's transaction), and a lone
+// surrogate would be stored as U+FFFD: both are refused per row. One-line fields refuse every C0 control.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+const CONTROL_EXCEPT_LINE_BREAKS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+const isOneLineText = (value: string) => !CONTROL_CHARACTER.test(value) && !LONE_SURROGATE.test(value);
+const isMultiLineText = (value: string) => !CONTROL_EXCEPT_LINE_BREAKS.test(value) && !LONE_SURROGATE.test(value);
+const invalidCharacters = (label: string) => `${label} contains control characters or invalid Unicode`;
+
 const slugSchema = z
   .string({ error: 'slug is required' })
   .trim()
@@ -43,6 +52,7 @@ const httpUrl = (label: string) =>
     .string({ error: `${label} is required` })
     .trim()
     .max(2000, `${label} is longer than 2000 characters`)
+    .refine(isOneLineText, invalidCharacters(label))
     .refine((value) => {
       try {
         const parsed = new URL(value);
@@ -53,26 +63,49 @@ const httpUrl = (label: string) =>
     }, `${label} is not a valid http(s) URL`);
 
 const tagListSchema = z
-  .array(z.string({ error: 'tags must be strings' }).trim().max(50, 'a tag is longer than 50 characters'), { error: 'tags must be a list of strings' })
+  .array(
+    z.string({ error: 'tags must be strings' }).trim().max(50, 'a tag is longer than 50 characters').refine(isOneLineText, invalidCharacters('a tag')),
+    { error: 'tags must be a list of strings' },
+  )
   .transform((tags) => [...new Set(tags.filter((tag) => tag.length > 0))])
   .refine((tags) => tags.length <= 30, 'more than 30 tags');
 
 const toolSchema = z.object({
   slug: slugSchema,
-  name: z.string({ error: 'name is required' }).trim().min(1, 'name is required').max(200, 'name is longer than 200 characters'),
-  description: z.string({ error: 'description must be a string' }).trim().max(5000, 'description is longer than 5000 characters').default(''),
+  name: z
+    .string({ error: 'name is required' })
+    .trim()
+    .min(1, 'name is required')
+    .max(200, 'name is longer than 200 characters')
+    .refine(isOneLineText, invalidCharacters('name')),
+  description: z
+    .string({ error: 'description must be a string' })
+    .trim()
+    .max(5000, 'description is longer than 5000 characters')
+    .refine(isMultiLineText, invalidCharacters('description'))
+    .default(''),
   url: httpUrl('url'),
   icon: z.union([z.literal(''), httpUrl('icon')], { error: 'icon must be empty or an http(s) URL' }).default(''),
-  category: z.string({ error: 'category is required' }).trim().min(1, 'category is required'),
+  category: z.string({ error: 'category is required' }).trim().min(1, 'category is required').refine(isOneLineText, invalidCharacters('category')),
   tags: tagListSchema.default([]),
   is_featured: z.boolean({ error: 'is_featured must be true or false' }).default(false),
 });
 
 const categorySchema = z.object({
   slug: slugSchema,
-  name: z.string({ error: 'name is required' }).trim().min(1, 'name is required').max(100, 'name is longer than 100 characters'),
-  description: z.string({ error: 'description must be a string' }).trim().max(2000).default(''),
-  icon: z.string({ error: 'icon must be a string' }).trim().max(500).default(''),
+  name: z
+    .string({ error: 'name is required' })
+    .trim()
+    .min(1, 'name is required')
+    .max(100, 'name is longer than 100 characters')
+    .refine(isOneLineText, invalidCharacters('name')),
+  description: z
+    .string({ error: 'description must be a string' })
+    .trim()
+    .max(2000, 'description is longer than 2000 characters')
+    .refine(isMultiLineText, invalidCharacters('description'))
+    .default(''),
+  icon: z.string({ error: 'icon must be a string' }).trim().max(500, 'icon is longer than 500 characters').refine(isOneLineText, invalidCharacters('icon')).default(''),
   sort_order: z.number({ error: 'sort_order must be an integer' }).int('sort_order must be an integer').default(0),
 });
 
