@@ -8,6 +8,7 @@ import { runAdminCommand } from '../src/admin/commands';
 import { hashApiKey } from '../src/auth/apiKeys';
 import { ensureDemoData, sampleDatasetPath } from '../src/demo';
 import { createRequestLimiter } from '../src/ratelimit/requestLimiter';
+import { openRedis } from '../src/service';
 import { openHarness, silentLogger, type Harness } from './support/harness';
 
 const run = promisify(execFile);
@@ -91,6 +92,18 @@ describe('admin: API keys', () => {
     expect((await admin(['key:limit', 'partner', 'default'])).status).toBe(0);
     expect((await harness.db('api_keys').first('rate_limit_per_hour')).rate_limit_per_hour).toBeNull();
     expect((await admin(['key:limit', 'partner', 'lots'])).status).toBe(2);
+  });
+
+  it('when Redis is configured but unreachable, then key:list says the usage is unavailable instead of a false 0', async () => {
+    await admin(['key:create', '--name', 'partner']);
+    const redis = openRedis('redis://127.0.0.1:1', silentLogger); // nothing listens on port 1
+    try {
+      const listed = await admin(['key:list'], createRequestLimiter({ keyPrefix: 't', redis, logger: silentLogger }));
+      expect(listed.status).toBe(0);
+      expect(listed.out.split('\n')[1]).toMatch(/^1\tpartner\ttk_.{5}…\tenabled\t1000 \(default\)\tn\/a \(Redis unavailable\)\t-$/);
+    } finally {
+      redis.disconnect();
+    }
   });
 });
 

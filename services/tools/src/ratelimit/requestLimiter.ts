@@ -28,7 +28,7 @@ export interface WindowUsage {
 export interface RequestLimiter {
   /** Counts one request for `subject` and says whether it is within `limitPerHour`. */
   consume(subject: string, limitPerHour: number): Promise<RateLimitDecision>;
-  /** The current window's count without counting a request (for the admin CLI's key list). */
+  /** The current window's count without counting a request (for the admin CLI's key list); rejects while Redis is unreachable. */
   usage(subject: string): Promise<WindowUsage | null>;
   /** 'memory' without Redis; with Redis: 'ok' when connected, 'degraded' while the insurance limiter serves. */
   storeState(): 'memory' | 'ok' | 'degraded';
@@ -54,18 +54,16 @@ export function createRequestLimiter(options: RequestLimiterOptions): RequestLim
   const { redis, keyPrefix, logger } = options;
   const memoryOptions = { keyPrefix, points: COUNT_CEILING, duration: WINDOW_SECONDS };
   let counter: RateLimiterAbstract;
+  /** Reads usage for the admin CLI. Without insurance: while Redis is down a read fails instead of reporting this process's own (empty) insurance count. */
+  let usageReader: RateLimiterAbstract;
   if (redis) {
+    const redisOptions = { storeClient: redis, keyPrefix, points: COUNT_CEILING, duration: WINDOW_SECONDS };
     // Per-process insurance: while Redis is unreachable each replica limits on its own (fail open, logged).
-    const insuranceLimiter = new RateLimiterMemory(memoryOptions);
-    counter = new RateLimiterRedis({
-      storeClient: redis,
-      keyPrefix,
-      points: COUNT_CEILING,
-      duration: WINDOW_SECONDS,
-      insuranceLimiter,
-    });
+    counter = new RateLimiterRedis({ ...redisOptions, insuranceLimiter: new RateLimiterMemory(memoryOptions) });
+    usageReader = new RateLimiterRedis(redisOptions);
   } else {
     counter = new RateLimiterMemory(memoryOptions);
+    usageReader = counter;
   }
 
   let warnedOutage = false;
@@ -96,7 +94,7 @@ export function createRequestLimiter(options: RequestLimiterOptions): RequestLim
       }
     },
     async usage(subject) {
-      const res = await counter.get(subject);
+      const res = await usageReader.get(subject);
       if (!res) return null;
       return { consumed: res.consumedPoints, msBeforeReset: Math.max(res.msBeforeNext, 0) };
     },
