@@ -1,6 +1,7 @@
 import { loadConfig, type ToolsConfig } from './config';
 import { createLogger, openToolsService } from './service';
 import { ensureDemoData } from './demo';
+import { installClientErrorEnvelope } from './http/clientError';
 
 async function main(): Promise<void> {
   let config: ToolsConfig;
@@ -19,6 +20,7 @@ async function main(): Promise<void> {
   const server = service.app.listen(config.port, config.host, () => {
     logger.info({ port: config.port, host: config.host }, 'tools service listening');
   });
+  installClientErrorEnvelope(server, logger);
   server.on('error', (error) => {
     logger.fatal({ err: error }, 'server error');
     process.exit(1);

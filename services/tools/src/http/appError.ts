@@ -16,6 +16,7 @@ export const messages = {
   notFound: '资源不存在',
   tooManyRequests: '请求过于频繁',
   methodNotAllowed: '不支持的请求方法',
+  requestTimeout: '请求超时',
   internal: '服务器内部错误',
   badParameter: (what: string) => `参数错误: ${what}`,
 } as const;

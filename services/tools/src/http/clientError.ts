@@ -1,0 +1,34 @@
+import type { Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Logger } from 'pino';
+import { messages } from './appError';
+import { fail } from './envelope';
+
+function rejection(code: string | undefined): { status: number; reason: string; message: string } {
+  if (code === 'HPE_HEADER_OVERFLOW') return { status: 431, reason: 'Request Header Fields Too Large', message: messages.badParameter('请求头过大') };
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, reason: 'Request Timeout', message: messages.requestTimeout };
+  if (code === 'HPE_INVALID_URL') return { status: 400, reason: 'Bad Request', message: messages.badParameter('URL 含有未编码的字符（中文等须先做 URL 编码）') };
+  return { status: 400, reason: 'Bad Request', message: messages.badParameter('请求格式无效') };
+}
+
+/**
+ * Node's HTTP parser refuses some requests before Express sees them (a raw, not percent-encoded `截图` in the
+ * query, headers over 16 KB, a malformed request line) and by default answers with an empty body. This makes
+ * those answers the error envelope too, with the status Node would have used.
+ */
+export function installClientErrorEnvelope(server: Server, logger: Logger): void {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    // A response already under way on this socket (pipelining) cannot be followed by another one.
+    const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const { status, reason, message } = rejection(error.code);
+    logger.info({ code: error.code, status }, 'request refused by the HTTP parser');
+    const body = JSON.stringify(fail(status, message));
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
+}
