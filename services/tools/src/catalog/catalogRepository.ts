@@ -142,6 +142,15 @@ function createCatalogQueries(db: Knex) {
       return row ? toTool(row) : undefined;
     },
 
+    /** The tool without counting a visit (HEAD requests). */
+    async findTool(by: { slug: string } | { id: number }): Promise<ToolWithCategorySlug | undefined> {
+      const row = await toolsQuery()
+        .select(toolColumns)
+        .where('slug' in by ? { 't.slug': by.slug } : { 't.id': by.id })
+        .first();
+      return row ? toTool(row as DbToolRow) : undefined;
+    },
+
     async searchTools(needle: string, limit: number): Promise<{ tools: ToolWithCategorySlug[]; total: number }> {
       const pattern = likeContains(needle);
       const prefix = `${pattern.slice(1, -1)}%`;

@@ -79,13 +79,15 @@ export function createDirectoryService(options: DirectoryServiceOptions) {
       return { data: tools.map(withoutCategorySlug), pagination: pagination(page, limit, total) };
     },
 
-    async toolDetail(query: RawQuery): Promise<ToolDetail> {
+    /** `countVisit` is false for HEAD: a link checker's or monitor's HEAD is not a visit. */
+    async toolDetail(query: RawQuery, options: { countVisit: boolean }): Promise<ToolDetail> {
       const slug = optionalString(query, 'slug');
       if (slug === undefined || slug.trim() === '') throw badParameter('slug 不能为空');
       if (slug.length > MAX_SLUG_LENGTH || CONTROL_CHARACTERS.test(slug) || LONE_SURROGATE.test(slug)) throw notFound();
-      let tool = await catalog.recordVisit({ slug });
+      const read = options.countVisit ? catalog.recordVisit : catalog.findTool;
+      let tool = await read({ slug });
       if (!tool && /^\d{1,10}$/.test(slug) && Number(slug) >= 1 && Number(slug) <= MAX_DB_INT) {
-        tool = await catalog.recordVisit({ id: Number(slug) });
+        tool = await read({ id: Number(slug) });
       }
       if (!tool) throw notFound();
       return {

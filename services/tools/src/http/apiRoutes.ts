@@ -12,7 +12,7 @@ export const API_PATH = '/api/index.php';
 export function createApiRoutes(directory: DirectoryService, admit: AccessControl): Router {
   const actions: Record<string, Action> = {
     tools: { authentication: 'required', run: (req) => directory.listTools(req.query) },
-    tool: { authentication: 'required', run: (req) => directory.toolDetail(req.query) },
+    tool: { authentication: 'required', run: (req) => directory.toolDetail(req.query, { countVisit: req.method !== 'HEAD' }) },
     search: { authentication: 'optional', run: (req) => directory.search(req.query) },
     categories: { authentication: 'required', run: () => directory.categories() },
     category: { authentication: 'required', run: (req) => directory.categoryDetail(req.query) },
