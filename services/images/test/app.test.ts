@@ -55,6 +55,20 @@ test('when requests and an upload happened, then /metrics shows request counts, 
   expect(res.text).toMatch(/images_thumbnails_made_total \d+/);
 });
 
+test('when multer itself refuses an upload (over the group limit while streaming, a second file), then the metrics count a rejection, not a failure', async () => {
+  const user = await createTestUser(svc.db);
+  await svc.db('groups').where({ name: 'default' }).update({ max_file_size: 1000 });
+  const oversized = await request(svc.app).post('/api/image.php?action=upload').set('X-API-Token', user.token).attach('file', fixture('photo.webp'));
+  expect(oversized.body).toEqual({ code: 1, msg: '文件大小超出限制' });
+  const twoFiles = await request(svc.app).post('/api/image.php?action=upload').set('X-API-Token', user.token).attach('file', fixture('tiny.png')).attach('file', fixture('tiny.png'));
+  expect(twoFiles.body).toEqual({ code: 1, msg: '参数错误' });
+  const text = (await request(svc.app).get('/metrics')).text;
+  expect(text).toMatch(/images_uploads_total\{outcome="rejected_size"\} 1\b/);
+  expect(text).toMatch(/images_uploads_total\{outcome="rejected_input"\} 1\b/);
+  expect(text).not.toMatch(/images_uploads_total\{outcome="failed"\}/);
+  expect(Number((await svc.db('images').count({ n: '*' }).first())!.n)).toBe(0);
+});
+
 test('when X-Request-Id is sent, then it is echoed and carried by the request log line; otherwise one is generated', async () => {
   const given = await request(svc.app).get('/healthz').set('X-Request-Id', 'req-abc-123');
   expect(given.headers['x-request-id']).toBe('req-abc-123');

@@ -78,9 +78,12 @@ describe('list', () => {
     const clamped = await list(user.token, '&limit=500');
     expect(clamped.body.data).toMatchObject({ limit: 100, total: 7 });
     expect(clamped.body.data.list).toHaveLength(7);
+    const hugeLimit = await list(user.token, '&limit=100000000000000000000');
+    expect(hugeLimit.body.data).toMatchObject({ limit: 100, total: 7 });
+    expect(hugeLimit.body.data.list).toHaveLength(7);
   });
 
-  test.each(['&page=0', '&page=-1', '&page=abc', '&page=1.5', '&limit=abc', '&limit=0', '&category_id=abc', '&page=1&page=2', '&page=99999999999'])(
+  test.each(['&page=0', '&page=-1', '&page=abc', '&page=1.5', '&limit=abc', '&limit=0', '&category_id=abc', '&page=1&page=2', '&page=99999999999', '&keyword=a%00b', '&keyword=%00'])(
     'when the list query has %s, then 参数错误',
     async (query) => {
       const user = await createTestUser(svc.db);
@@ -308,7 +311,7 @@ describe('categories and profile', () => {
     expect(made.body).toEqual({ code: 0, msg: '分类创建成功', data: { id: expect.any(Number), name: '旅行' } });
     const dup = await request(svc.app).post(`${API}?action=create_category`).set('X-API-Token', user.token).send({ name: ' 旅行 ' });
     expect(dup.body).toEqual({ code: 1, msg: '分类已存在' });
-    for (const name of ['', '   ', 'x'.repeat(65)]) {
+    for (const name of ['', '   ', 'x'.repeat(65), 'a\u0000b', '\ud800x']) {
       const bad = await request(svc.app).post(`${API}?action=create_category`).set('X-API-Token', user.token).send({ name });
       expect(bad.body).toEqual({ code: 1, msg: '参数错误' });
     }
@@ -316,6 +319,7 @@ describe('categories and profile', () => {
     expect(missing.body).toEqual({ code: 1, msg: '参数错误' });
     const names = (await request(svc.app).get(`${API}?action=categories`).set('X-API-Token', user.token)).body.data.list.map((c: { name: string }) => c.name);
     expect(names).toEqual(['默认分类', '旅行']);
+    expect(Number((await svc.db('categories').where({ user_id: user.id }).count({ n: '*' }).first())!.n)).toBe(2);
   });
 
   test('when profile is asked, then it shows group, limits and used/quota bytes', async () => {
@@ -356,6 +360,32 @@ describe('routing', () => {
     const res = await request(svc.app).post(`${API}?action=delete`).set('X-API-Token', user.token).set('Content-Type', 'application/json').send('{"id": ');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ code: 1, msg: '请求格式错误' });
+  });
+
+  test('when the query token is repeated on delete, then 请先登录 with no fallback to the body token, and the image stays', async () => {
+    const user = await createTestUser(svc.db);
+    const image = await upload(user.token);
+    const res = await request(svc.app).post(`${API}?action=delete&token=a&token=b`).type('form').send({ id: String(image.id), token: user.token });
+    expect(res.body).toEqual({ code: 1, msg: '请先登录' });
+    expect((await imageRows(svc.db))[0]).toMatchObject({ status: 'stored' });
+    expect(fs.existsSync(publicPathOf(svc.storageDir, image.url))).toBe(true);
+  });
+
+  test.each(['__proto__', 'constructor', 'toString'])('when the action is the Object property %s, then 不支持的操作', async (action) => {
+    const user = await createTestUser(svc.db);
+    for (const send of [() => request(svc.app).get(`${API}?action=${action}`), () => request(svc.app).post(`${API}?action=${action}`)]) {
+      const res = await send().set('X-API-Token', user.token);
+      expect(res.body).toEqual({ code: 1, msg: '不支持的操作' });
+    }
+  });
+
+  test('when a file part under any name is sent to delete, then 参数错误 and the image stays', async () => {
+    const user = await createTestUser(svc.db);
+    const image = await upload(user.token);
+    const res = await request(svc.app).post(`${API}?action=delete`).set('X-API-Token', user.token).field('id', String(image.id)).attach('picture', fixture('tiny.png'));
+    expect(res.body).toEqual({ code: 1, msg: '参数错误' });
+    expect(filesIn(svc.storageDir, 'tmp')).toEqual([]);
+    expect((await imageRows(svc.db))[0]).toMatchObject({ status: 'stored' });
   });
 
   test('when a file is sent to a non-upload action, then 参数错误 and nothing is kept', async () => {

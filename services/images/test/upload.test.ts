@@ -189,6 +189,13 @@ describe('token', () => {
     await expectNothingStored(user.id);
   });
 
+  test('when the query token is repeated, then it is present but wrong: 请先登录, with no fallback to the body token', async () => {
+    const user = await createTestUser(svc.db);
+    const res = await request(svc.app).post(`${UPLOAD}&token=x&token=y`).field('token', user.token).attach('file', fixture('tiny.png'));
+    expect(res.body).toEqual({ code: 1, msg: '请先登录' });
+    await expectNothingStored(user.id);
+  });
+
   test('when a token is reset, then the old one stops working', async () => {
     const { resetToken } = await import('../src/users/user-admin');
     const user = await createTestUser(svc.db);
@@ -420,6 +427,22 @@ describe('Idempotency-Key', () => {
     expect(await imageRows(svc.db, user.id)).toHaveLength(1);
     expect(filesIn(svc.storageDir, 'public')).toHaveLength(1);
     expect(await usedBytes(svc.db, user.id)).toBe(fixtureBytes('photo.webp').length);
+  });
+
+  test('when the stored upload filled the quota and is retried with its key, then the first result comes back, not 存储空间不足', async () => {
+    const user = await createTestUser(svc.db);
+    const size = fixtureBytes('photo.webp').length;
+    await svc.db('groups').where({ name: 'default' }).update({ quota_bytes: size });
+    const send = () => request(svc.app).post(UPLOAD).set('X-API-Token', user.token).set('Idempotency-Key', 'fills-quota').attach('file', fixture('photo.webp'));
+    const first = await send();
+    expect(first.body.code).toBe(0);
+    const retried = await send();
+    expect(retried.body).toEqual(first.body);
+    expect(Object.keys(retried.body.data)).toEqual(['id', 'url', 'thumb_url', 'original_name', 'file_size', 'width', 'height']);
+    expect(await imageRows(svc.db, user.id)).toHaveLength(1);
+    expect(filesIn(svc.storageDir, 'public')).toHaveLength(1);
+    expect(filesIn(svc.storageDir, 'tmp')).toEqual([]);
+    expect(await usedBytes(svc.db, user.id)).toBe(size);
   });
 
   test('when the first attempt failed, then a retry with the same key is processed afresh', async () => {

@@ -1,19 +1,7 @@
 import type { ErrorRequestHandler } from 'express';
-import multer from 'multer';
 import { AppError } from './app-error';
 import { fail } from './envelope';
-import { Messages, type Message } from './messages';
-
-function messageForMulterError(error: multer.MulterError): Message {
-  switch (error.code) {
-    case 'LIMIT_FILE_SIZE':
-      return Messages.fileTooLarge;
-    case 'LIMIT_UNEXPECTED_FILE':
-      return error.field === 'file' ? Messages.badParameter : Messages.noFile;
-    default:
-      return Messages.badParameter;
-  }
-}
+import { Messages } from './messages';
 
 /** The single renderer of failures: expected ones as envelopes, anything else as the generic 500. */
 export const errorMiddleware: ErrorRequestHandler = (error, req, res, _next) => {
@@ -26,11 +14,7 @@ export const errorMiddleware: ErrorRequestHandler = (error, req, res, _next) => 
     res.status(error.httpStatus).json(fail(error.envelopeMessage));
     return;
   }
-  if (error instanceof multer.MulterError) {
-    res.status(200).json(fail(messageForMulterError(error)));
-    return;
-  }
-  // body-parser and busboy failures: client sent something that is not a well-formed body.
+  // body-parser failures (multipart ones are mapped where multer runs): not a well-formed body.
   const bodyError = error as { type?: string; status?: number; message?: string };
   if (typeof bodyError.type === 'string' && bodyError.type.startsWith('entity.')) {
     res.status(200).json(fail(Messages.malformedRequest));

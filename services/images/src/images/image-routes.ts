@@ -2,7 +2,7 @@ import express, { type Request, type Response } from 'express';
 import multer from 'multer';
 import { fail, ok } from '../http/envelope';
 import { AppError } from '../http/app-error';
-import { Messages } from '../http/messages';
+import { Messages, type Message } from '../http/messages';
 import type { UserRow } from '../users/users-repository';
 import type { FileStorage } from '../storage/file-storage';
 import type { ImagesService, ReceivedFile } from './images-service';
@@ -24,8 +24,16 @@ const ACTION_METHODS: Record<ActionName, 'GET' | 'POST'> = {
 
 const multipartLimits = { fields: 20, fieldSize: 64 * 1024, parts: 25, headerPairs: 100 };
 
-function firstString(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
+/**
+ * The token of the first source that is present, header > query > body. A present source is used even
+ * when unusable (a repeated `token` parameter arrives as an array): it then fails, never falling back.
+ */
+function presentToken(...sources: unknown[]): { present: boolean; token: string | undefined } {
+  for (const value of sources) {
+    if (value === undefined || value === '') continue;
+    return { present: true, token: typeof value === 'string' ? value : undefined };
+  }
+  return { present: false, token: undefined };
 }
 
 function bodyOf(req: Request): Record<string, unknown> {
@@ -38,12 +46,23 @@ function bodyOrQuery(req: Request, name: string): unknown {
   return body[name] !== undefined ? body[name] : (req.query as Record<string, unknown>)[name];
 }
 
-/** Runs a multer middleware as a promise, turning busboy's parse errors into an envelope answer. */
-function runMultipart(handler: express.RequestHandler, req: Request, res: Response): Promise<void> {
+function messageForMulterError(error: multer.MulterError, expectsFile: boolean): Message {
+  if (error.code === 'LIMIT_FILE_SIZE') return Messages.fileTooLarge;
+  // A file part under another name than `file` is the "wrong field name" case of an upload.
+  if (expectsFile && error.code === 'LIMIT_UNEXPECTED_FILE' && error.field !== 'file') return Messages.noFile;
+  return Messages.badParameter;
+}
+
+/**
+ * Runs a multer middleware as a promise. Every multer and busboy failure becomes an AppError here,
+ * so the upload metrics and the error middleware see one kind of expected failure.
+ */
+function runMultipart(handler: express.RequestHandler, req: Request, res: Response, expectsFile: boolean): Promise<void> {
   return new Promise((resolve, reject) => {
     handler(req, res, (error?: unknown) => {
       if (!error) return resolve();
-      if (error instanceof multer.MulterError || error instanceof AppError) return reject(error);
+      if (error instanceof AppError) return reject(error);
+      if (error instanceof multer.MulterError) return reject(new AppError(messageForMulterError(error, expectsFile)));
       // "Unexpected end of form", "Malformed part header", "Multipart: Boundary not found", ...
       reject(new AppError(Messages.malformedRequest));
     });
@@ -70,18 +89,19 @@ export function createImageRoutes(deps: { service: ImagesService; storage: FileS
       }).single('file'),
       req,
       res,
+      true,
     );
 
   router.all('/api/image.php', async (req, res) => {
     const action = req.query.action;
-    if (typeof action !== 'string' || !(action in ACTION_METHODS)) throw new AppError(Messages.unknownAction);
+    if (typeof action !== 'string' || !Object.hasOwn(ACTION_METHODS, action)) throw new AppError(Messages.unknownAction);
     const actionName = action as ActionName;
     const method = req.method === 'HEAD' ? 'GET' : req.method;
     if (ACTION_METHODS[actionName] !== method) throw new AppError(Messages.unknownAction);
 
     // Precedence header > query > body; a present but wrong token never falls back to another source.
-    const headerOrQueryToken = firstString(req.get('x-api-token')) ?? firstString(req.query.token);
-    let user: UserRow | undefined = headerOrQueryToken === undefined ? undefined : await service.authenticate(headerOrQueryToken).catch((error) => {
+    const headerOrQuery = presentToken(req.get('x-api-token'), req.query.token);
+    let user: UserRow | undefined = !headerOrQuery.present ? undefined : await service.authenticate(headerOrQuery.token).catch((error) => {
       if (actionName === 'upload') service.countRejectedUpload(error);
       throw error;
     });
@@ -100,7 +120,7 @@ export function createImageRoutes(deps: { service: ImagesService; storage: FileS
       let beforeService = true;
       let data;
       try {
-        if (!user) user = await service.authenticate(firstString(bodyOf(req).token));
+        if (!user) user = await service.authenticate(presentToken(bodyOf(req).token).token);
         const idempotencyKey = parseIdempotencyKey(req.get('idempotency-key'));
         beforeService = false;
         data = await service.upload({ user, file, categoryId: bodyOf(req).category_id ?? req.query.category_id, idempotencyKey });
@@ -116,8 +136,8 @@ export function createImageRoutes(deps: { service: ImagesService; storage: FileS
       return;
     }
 
-    if (method === 'POST' && req.is('multipart/form-data')) await runMultipart(fieldsOnly, req, res);
-    user ??= await service.authenticate(firstString(bodyOf(req).token));
+    if (method === 'POST' && req.is('multipart/form-data')) await runMultipart(fieldsOnly, req, res, false);
+    user ??= await service.authenticate(presentToken(bodyOf(req).token).token);
     const query = req.query as Record<string, unknown>;
 
     switch (actionName) {

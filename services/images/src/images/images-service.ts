@@ -82,6 +82,16 @@ export function createImagesService(deps: ImagesServiceDeps) {
     height: image.height,
   });
 
+  const uploadResultFields = (stored: UploadResult): UploadResult => ({
+    id: stored.id,
+    url: stored.url,
+    thumb_url: stored.thumb_url,
+    original_name: stored.original_name,
+    file_size: stored.file_size,
+    width: stored.width,
+    height: stored.height,
+  });
+
   async function resolveCategory(user: UserRow, rawCategoryId: unknown): Promise<number> {
     const categoryId = parseOptionalCategoryId(rawCategoryId);
     if (categoryId === undefined) {
@@ -99,7 +109,8 @@ export function createImagesService(deps: ImagesServiceDeps) {
     const deadline = Date.now() + IDEMPOTENCY_WAIT_MS;
     for (;;) {
       const existing = await images.findIdempotencyResult(userId, key);
-      if (existing.found && existing.result) return existing.result as UploadResult;
+      // jsonb does not keep key order; answer in the order of the first response.
+      if (existing.found && existing.result) return uploadResultFields(existing.result as UploadResult);
       if (!existing.found && (await images.claimIdempotencyKey(userId, key))) return null;
       if (existing.found) await images.releaseStaleIdempotencyKey(userId, key, new Date(deps.clock().getTime() - IDEMPOTENCY_STALE_MS));
       if (Date.now() > deadline) throw new AppError(Messages.idempotencyInProgress);
@@ -219,10 +230,8 @@ export function createImagesService(deps: ImagesServiceDeps) {
       let claimedKey: string | undefined;
       try {
         if (!file || file.size === 0) throw new AppError(Messages.noFile);
-        const categoryId = await resolveCategory(user, input.categoryId);
-        if (file.size > user.maxFileSize) throw new AppError(Messages.fileTooLarge);
-        // A cheap early answer; the atomic charge later is what actually guards the quota.
-        if (user.usedBytes + file.size > user.quotaBytes) throw new AppError(Messages.quotaExceeded);
+        // Before the limit checks: a retry of a stored upload gets its result even though that upload
+        // itself has since filled the quota (or the group's limits changed).
         if (input.idempotencyKey) {
           const replay = await claimOrReplay(user.id, input.idempotencyKey);
           if (replay) {
@@ -231,6 +240,10 @@ export function createImagesService(deps: ImagesServiceDeps) {
           }
           claimedKey = input.idempotencyKey;
         }
+        const categoryId = await resolveCategory(user, input.categoryId);
+        if (file.size > user.maxFileSize) throw new AppError(Messages.fileTooLarge);
+        // A cheap early answer; the atomic charge later is what actually guards the quota.
+        if (user.usedBytes + file.size > user.quotaBytes) throw new AppError(Messages.quotaExceeded);
         const result = await storeValidatedUpload(user, file, categoryId, claimedKey);
         claimedKey = undefined;
         metrics.countUpload('stored');

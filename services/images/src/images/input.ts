@@ -36,14 +36,22 @@ export interface PageQuery {
   keyword?: string;
 }
 
+/** Any integer ≥ 1, however many digits: an oversized limit is clamped, never refused. */
+const clampedLimit = z
+  .string()
+  .regex(/^\s*[1-9]\d*\s*$/)
+  .transform((text) => Math.min(Number(text.trim()), LIST_MAX_LIMIT));
+
 export function parsePageQuery(query: Record<string, unknown>): PageQuery {
   const page = query.page === undefined ? 1 : parseOr(positiveInt(PAGE_MAX), query.page);
-  // Oversized limits are clamped, not refused: data.limit tells the client what was used.
-  const limit = query.limit === undefined ? LIST_DEFAULT_LIMIT : Math.min(parseOr(positiveInt(ID_MAX), query.limit), LIST_MAX_LIMIT);
+  // data.limit tells the client what was used.
+  const limit = query.limit === undefined ? LIST_DEFAULT_LIMIT : parseOr(clampedLimit, query.limit);
   const categoryId = parseOptionalCategoryId(query.category_id);
   let keyword: string | undefined;
   if (query.keyword !== undefined) {
     keyword = parseOr(z.string().max(255), query.keyword).trim();
+    // Stored names never hold control characters, and Postgres refuses NUL in text outright.
+    if (/\p{Cc}/u.test(keyword)) throw new AppError(Messages.badParameter);
     if (keyword === '') keyword = undefined;
   }
   return { page, limit, categoryId, keyword };
@@ -56,7 +64,8 @@ export function parseCategoryName(value: unknown): string {
       .trim()
       .min(1)
       .max(64)
-      .refine((name) => !/\p{Cc}/u.test(name)),
+      // Cs matches only lone surrogates, which would be stored as U+FFFD, unlike what the client sent.
+      .refine((name) => !/[\p{Cc}\p{Cs}]/u.test(name)),
     value,
   );
 }
