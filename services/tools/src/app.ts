@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import { randomUUID } from 'node:crypto';
+import querystring from 'node:querystring';
 import type { ToolsConfig } from './config';
 import { createApiKeyRepository } from './auth/apiKeyRepository';
 import { createCatalogRepository } from './catalog/catalogRepository';
@@ -25,8 +26,22 @@ export interface AppDeps {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/**
+ * The logged URL with the value of every `api_key` parameter replaced. Names are compared decoded, as the query
+ * parser reads them, so `api%5Fkey=<key>` (which authenticates) is masked too.
+ */
 function maskApiKey(url: string): string {
-  return url.replace(/([?&]api_key=)[^&]*/gi, '$1***');
+  const queryStart = url.indexOf('?');
+  if (queryStart === -1) return url;
+  const pairs = url
+    .slice(queryStart + 1)
+    .split('&')
+    .map((pair) => {
+      const nameEnd = pair.indexOf('=');
+      const rawName = nameEnd === -1 ? pair : pair.slice(0, nameEnd);
+      return querystring.unescape(rawName.replace(/\+/g, ' ')).toLowerCase() === 'api_key' ? `${rawName}=***` : pair;
+    });
+  return `${url.slice(0, queryStart + 1)}${pairs.join('&')}`;
 }
 
 /** Builds the tool directory's Express app. It never listens. */

@@ -383,9 +383,12 @@ describe('query form and protocol', () => {
     const logged = harness.app({ logger });
     await request(logged).get('/api/index.php?action=search&q=png').set('X-Request-Id', 'trace-42').set('X-API-Key', apiKey).expect(200);
     await request(logged).get(`/api/index.php?action=tools&api_key=${apiKey}`).set('X-Request-Id', 'trace-43').expect(200);
+    // The query parser decodes parameter names, so an encoded name authenticates too and must be masked too.
+    await request(logged).get(`/api/index.php?action=tools&api%5Fkey=${apiKey}&API_KEY=x`).set('X-Request-Id', 'trace-44').expect(200);
     const records = lines.map((line) => JSON.parse(line));
     expect(records.find((record) => record.req?.id === 'trace-42')).toMatchObject({ msg: 'request completed', res: { statusCode: 200 } });
     expect(records.find((record) => record.req?.id === 'trace-43')).toMatchObject({ req: { url: '/api/index.php?action=tools&api_key=***' } });
+    expect(records.find((record) => record.req?.id === 'trace-44')).toMatchObject({ req: { url: '/api/index.php?action=tools&api%5Fkey=***&API_KEY=***' } });
     expect(lines.join('\n')).not.toContain(apiKey);
   });
 
