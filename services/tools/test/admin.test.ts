@@ -119,6 +119,18 @@ describe('admin: categories, import, ads', () => {
     expect((await admin(['category:list'])).out).toContain('image\t图片处理\t2\t0');
   });
 
+  it('when category:edit gets a value an import would refuse, then it is a usage error and the category is unchanged', async () => {
+    await admin(['category:set', '--slug', 'image', '--name', '图片', '--icon', '🖼️', '--description', '图片工具']);
+    const before = await harness.db('categories').where({ slug: 'image' }).first('name', 'description', 'icon', 'sort_order');
+    expect(await admin(['category:edit', 'image', '--icon', 'i'.repeat(501)])).toMatchObject({ status: 2, err: 'error: icon is longer than 500 characters\nrun with --help for usage' });
+    expect(await admin(['category:edit', 'image', '--description', 'd'.repeat(2001)])).toMatchObject({ status: 2, err: 'error: description is longer than 2000 characters\nrun with --help for usage' });
+    expect(await admin(['category:edit', 'image', '--name', 'a\u0000b'])).toMatchObject({ status: 2, err: 'error: name contains control characters or invalid Unicode\nrun with --help for usage' });
+    expect(await admin(['category:edit', 'image', '--name', '   '])).toMatchObject({ status: 2, err: 'error: name is required\nrun with --help for usage' });
+    expect(await harness.db('categories').where({ slug: 'image' }).first('name', 'description', 'icon', 'sort_order')).toEqual(before);
+    expect((await admin(['category:edit', 'image', '--name', '  图片处理  ', '--sort-order=-3'])).status).toBe(0);
+    expect(await harness.db('categories').where({ slug: 'image' }).first('name', 'description', 'icon', 'sort_order')).toEqual({ ...before, name: '图片处理', sort_order: -3 });
+  });
+
   it('when a JSON file has bad rows, then good rows are imported and each bad row is reported with its reason', async () => {
     const result = await admin(['import', fixture('tools-with-errors.json')]);
     expect(result.status).toBe(1);

@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import { createApiKeyRepository, type ApiKeyRow } from '../auth/apiKeyRepository';
 import { createApiKey } from '../auth/apiKeys';
 import { createCatalogRepository } from '../catalog/catalogRepository';
-import { detectFormat, importCatalog, ImportFormatError, type ImportFormat, type RejectedRow } from '../catalog/importer';
+import { detectFormat, importCatalog, ImportFormatError, parseCategoryPatch, type ImportFormat, type RejectedRow } from '../catalog/importer';
 import { adsConfigSchema, DISABLED_ADS_CONFIG } from '../ads/adsConfig';
 import { createSettingsRepository } from '../ads/settingsRepository';
 import { ADS_SETTING_KEY } from '../catalog/directoryService';
@@ -181,17 +181,15 @@ export async function runAdminCommand(argv: string[], ctx: AdminContext): Promis
         const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: categoryOptions });
         const slug = positionals[0] ?? values.slug;
         if (!slug) throw new UsageError('missing category slug');
-        const patch: Record<string, string | number> = {};
-        if (values.name !== undefined) {
-          if (values.name.trim() === '' || values.name.length > 100) throw new UsageError('--name must be 1-100 characters');
-          patch.name = values.name.trim();
-        }
-        if (values.description !== undefined) patch.description = values.description;
-        if (values.icon !== undefined) patch.icon = values.icon;
-        const order = sortOrder(values['sort-order']);
-        if (order !== undefined) patch.sort_order = order;
-        if (Object.keys(patch).length === 0) throw new UsageError('nothing to change: give --name, --description, --icon or --sort-order');
-        const changed = await createCatalogRepository(ctx.db).updateCategory(slug, patch);
+        const checked = parseCategoryPatch({
+          name: values.name,
+          description: values.description,
+          icon: values.icon,
+          sort_order: sortOrder(values['sort-order']),
+        });
+        if ('reason' in checked) throw new UsageError(checked.reason);
+        if (Object.keys(checked.patch).length === 0) throw new UsageError('nothing to change: give --name, --description, --icon or --sort-order');
+        const changed = await createCatalogRepository(ctx.db).updateCategory(slug, checked.patch);
         if (!changed) throw new CommandError(`no category with slug "${slug}"`);
         ctx.out(`category "${slug}" updated`);
         return 0;

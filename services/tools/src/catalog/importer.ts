@@ -109,6 +109,23 @@ const categorySchema = z.object({
   sort_order: z.number({ error: 'sort_order must be an integer' }).int('sort_order must be an integer').default(0),
 });
 
+/** The fields `category:edit` may change, checked with the same rules as an import; unset fields stay as they are. */
+// unwrap(): without their import defaults, so that an absent field stays absent instead of becoming ''.
+const categoryPatchSchema = z.object({
+  name: categorySchema.shape.name.optional(),
+  description: categorySchema.shape.description.unwrap().optional(),
+  icon: categorySchema.shape.icon.unwrap().optional(),
+  sort_order: categorySchema.shape.sort_order.unwrap().optional(),
+});
+
+export type CategoryPatch = Partial<Omit<CategoryInput, 'slug'>>;
+
+export function parseCategoryPatch(fields: CategoryPatch): { patch: CategoryPatch } | { reason: string } {
+  const parsed = categoryPatchSchema.safeParse(fields);
+  if (!parsed.success) return { reason: firstIssue(parsed.error) };
+  return { patch: Object.fromEntries(Object.entries(parsed.data).filter(([, value]) => value !== undefined)) as CategoryPatch };
+}
+
 function firstIssue(error: z.ZodError): string {
   const issue = error.issues[0];
   return issue?.message ?? 'invalid row';
