@@ -45,7 +45,8 @@ const schema = z.object({
   DEFAULT_RATE_LIMIT_PER_HOUR: positiveInt(1000),
   ANONYMOUS_RATE_LIMIT_PER_HOUR: positiveInt(1000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  SHUTDOWN_TIMEOUT_MS: positiveInt(10000),
+  // Node's timers hold at most 2^31-1 ms; a larger value would fire at once and cut in-flight requests.
+  SHUTDOWN_TIMEOUT_MS: positiveInt(10000).refine((ms) => ms <= 2_147_483_647, 'must be at most 2147483647'),
   STATS_CACHE_TTL_MS: nonNegativeInt(5000),
 });
 

@@ -44,6 +44,7 @@ describe('loadConfig', () => {
     [{ ANONYMOUS_RATE_LIMIT_PER_HOUR: '1.5' }, 'ANONYMOUS_RATE_LIMIT_PER_HOUR must be a positive integer, got "1.5"'],
     [{ RATE_LIMIT_KEY_PREFIX: 'has space' }, 'RATE_LIMIT_KEY_PREFIX must be 1-64 characters of [A-Za-z0-9_:.-]'],
     [{ SHUTDOWN_TIMEOUT_MS: '-1' }, 'SHUTDOWN_TIMEOUT_MS must be a positive integer, got "-1"'],
+    [{ SHUTDOWN_TIMEOUT_MS: '9999999999' }, 'SHUTDOWN_TIMEOUT_MS must be at most 2147483647'],
   ])('when given %p, then it throws one line naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(new Error(message));
   });
