@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import sharp from 'sharp';
+import { z } from 'zod';
 import { loadConfig as loadImagesConfig } from '../services/images/src/config';
 import { openImagesService } from '../services/images/src/service';
 import { ensureDemoUser } from '../services/images/src/demo';
@@ -28,13 +29,33 @@ interface DemoCredentials {
   apiKey?: string;
 }
 
+/** The front door's own settings; each service validates the rest with its own schema. */
+const frontDoorSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATA_DIR: z.string().min(1).default('data'),
+  PUBLIC_BASE_URL: z.url().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10000),
+});
+
+function loadFrontDoorConfig(env: NodeJS.ProcessEnv): z.infer<typeof frontDoorSchema> {
+  const parsed = frontDoorSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new Error(`${issue.path.join('.')} ${issue.message}`);
+  }
+  return parsed.data;
+}
+
 async function main(): Promise<void> {
   const env = process.env;
-  const port = Number(env.PORT ?? 8080);
-  const dataDir = path.resolve(ROOT, env.DATA_DIR ?? 'data');
+  const frontDoor = loadFrontDoorConfig(env);
+  const port = frontDoor.PORT;
+  const dataDir = path.resolve(ROOT, frontDoor.DATA_DIR);
   mkdirSync(dataDir, { recursive: true });
-  const baseUrl = env.PUBLIC_BASE_URL ?? `http://localhost:${port}`;
-  const logger = pino({ level: env.LOG_LEVEL ?? 'info' });
+  const baseUrl = frontDoor.PUBLIC_BASE_URL ?? `http://localhost:${port}`;
+  const logger = pino({ level: frontDoor.LOG_LEVEL });
 
   // Each service gets its own environment, as its container would.
   const imagesConfig = loadImagesConfig({
@@ -75,7 +96,7 @@ async function main(): Promise<void> {
     imagesPublicDir: path.join(imagesConfig.storageDir, 'public'),
     v1Rules: loadV1Rewrites(),
   });
-  const server = front.listen(port, env.HOST ?? '0.0.0.0');
+  const server = front.listen(port, frontDoor.HOST);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
@@ -92,7 +113,7 @@ async function main(): Promise<void> {
     const deadline = setTimeout(() => {
       logger.warn('in-flight requests did not finish in time; closing anyway');
       server.closeAllConnections();
-    }, Number(env.SHUTDOWN_TIMEOUT_MS ?? 10000));
+    }, frontDoor.SHUTDOWN_TIMEOUT_MS);
     deadline.unref();
     server.close(() => {
       void Promise.allSettled([images.close(), tools.close()]).then(() => process.exit(0));
