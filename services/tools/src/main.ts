@@ -36,8 +36,13 @@ async function main(): Promise<void> {
       server.closeAllConnections();
     }, config.shutdownTimeoutMs);
     forceTimer.unref();
+    // A keep-alive socket whose request finishes after SIGTERM would otherwise hold the exit for the whole
+    // keep-alive timeout: close each socket as soon as it is idle.
+    const idleSweeper = setInterval(() => server.closeIdleConnections(), 100);
+    idleSweeper.unref();
     server.close(async () => {
       clearTimeout(forceTimer);
+      clearInterval(idleSweeper);
       await service.close();
       logger.info('shutdown complete');
       process.exit(0);

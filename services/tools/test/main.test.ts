@@ -74,7 +74,7 @@ describe('main process', () => {
     }
   }, 60_000);
 
-  it('when it gets SIGTERM while a request is in flight, then the request completes and it exits 0', async () => {
+  it('when it gets SIGTERM while a keep-alive request is in flight, then the request completes and it exits 0 without waiting out the keep-alive timeout', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tools-main-'));
     const port = await freePort();
     const main = startMain({ PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: `pglite:${dir}/db`, REDIS_URL: '', LOG_LEVEL: 'info' });
@@ -92,11 +92,14 @@ describe('main process', () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
       main.child.kill('SIGTERM');
       await new Promise((resolve) => setTimeout(resolve, 300));
-      socket.write('Connection: close\r\n\r\n');
+      // No `Connection: close`: the client would keep the socket open; the server's keep-alive timeout is 5 s.
+      socket.write('\r\n');
+      const headersDone = Date.now();
       await ended;
       expect(response).toMatch(/^HTTP\/1\.1 200 OK/);
       expect(response).toContain('"success":true');
       expect(await main.exited).toBe(0);
+      expect(Date.now() - headersDone).toBeLessThan(3_000);
       expect(main.output()).toContain('shutdown complete');
     } finally {
       main.child.kill('SIGKILL');
