@@ -162,12 +162,11 @@ describeReal('platform through nginx (two replicas of each service)', () => {
       const requestId = res.headers.get('x-request-id');
       expect(requestId).toMatch(/^[0-9a-f]{32}$/);
       await res.arrayBuffer();
-      // Give the replica a moment to flush its log line.
-      await new Promise((r) => setTimeout(r, 200));
-      const logged = replicas
-        .flatMap((r) => r.output.join('').split('\n'))
-        .filter((line) => line.includes(requestId!))
-        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const loggedLines = () =>
+        replicas.flatMap((r) => r.output.join('').split('\n')).filter((line) => line.includes(requestId!));
+      // The log line reaches us through the replica's stdout pipe: allow it a moment.
+      for (let i = 0; i < 30 && loggedLines().length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+      const logged = loggedLines().map((line) => JSON.parse(line) as Record<string, unknown>);
       expect(logged.length).toBeGreaterThanOrEqual(1);
     }
   });
