@@ -210,10 +210,6 @@ function createCatalogQueries(db: Knex) {
       return db('categories').select('id', 'name', 'slug', 'description', 'icon', 'sort_order').where({ id }).first();
     },
 
-    async findCategoryBySlug(slug: string): Promise<{ id: number; slug: string } | undefined> {
-      return db('categories').select('id', 'slug').where({ slug }).first();
-    },
-
     async categoryIdsBySlug(): Promise<Map<string, number>> {
       const rows: { id: number; slug: string }[] = await db('categories').select('id', 'slug');
       return new Map(rows.map((row) => [row.slug, row.id]));

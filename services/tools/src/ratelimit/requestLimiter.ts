@@ -38,7 +38,6 @@ export interface RequestLimiterOptions {
   keyPrefix: string;
   redis?: Redis;
   logger: Logger;
-  onStoreFallback?: () => void;
 }
 
 function toDecision(res: RateLimiterRes, limitPerHour: number): RateLimitDecision {
@@ -76,7 +75,6 @@ export function createRequestLimiter(options: RequestLimiterOptions): RequestLim
     async consume(subject, limitPerHour) {
       const state = storeState();
       if (state === 'degraded') {
-        options.onStoreFallback?.();
         if (!warnedOutage) {
           warnedOutage = true;
           logger.warn({ redisStatus: redis?.status }, 'rate limiter: Redis unavailable, per-process insurance limiter in use');
