@@ -227,6 +227,33 @@ describe('admin: categories, import, ads', () => {
     expect((await harness.db('tools').orderBy('id').pluck('slug'))).toEqual(['good', 'fine']);
   });
 
+  it.each([
+    ['LF', '\n'],
+    ['CRLF', '\r\n'],
+  ])('when a %s CSV has blank lines and multi-line quoted fields, then rejected rows are reported by the line they start on', async (_name, eol) => {
+    await admin(['category:set', '--slug', 'image', '--name', '图片处理']);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tools-import-'));
+    const lines = [
+      'slug,name,description,url,icon,category,tags,is_featured', // 1
+      '', // 2
+      `tinypng,TinyPNG,"第一行${eol}第二行${eol}第三行",https://tinypng.com,,image,,1`, // 3-5
+      '', // 6
+      'nocat,No Category,,https://example.org,,missing,,0', // 7
+      `multi,"Multi${eol}Line Name",,https://example.org,,image,,0`, // 8-9
+      'maybe,Maybe,,https://example.org,,image,,maybe', // 10
+    ];
+    fs.writeFileSync(path.join(dir, 'lines.csv'), `${lines.join(eol)}${eol}`);
+    const result = await admin(['import', path.join(dir, 'lines.csv')]);
+    expect(result.out.split('\n')).toEqual([
+      'categories: 0 created, 0 updated, 0 rejected',
+      'tools: 1 created, 0 updated, 3 rejected',
+      '  rejected line 7 (nocat): unknown category "missing"',
+      '  rejected line 8 (multi): name contains control characters or invalid Unicode',
+      '  rejected line 10 (maybe): is_featured must be true or false',
+    ]);
+    expect(await harness.db('tools').select('slug', 'description')).toEqual([{ slug: 'tinypng', description: `第一行${eol}第二行${eol}第三行` }]);
+  });
+
   it('when a file is unreadable, malformed or of unknown type, then the import fails with a clear error and writes nothing', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tools-import-'));
     fs.writeFileSync(path.join(dir, 'bad.json'), '{"tools": [');

@@ -6,7 +6,7 @@ import { namePinyin, searchDocument } from './searchFields';
 export const CSV_HEADER = ['slug', 'name', 'description', 'url', 'icon', 'category', 'tags', 'is_featured'] as const;
 
 export interface RejectedRow {
-  /** 1-based: the index in `tools` (JSON) or the line number (CSV, header = line 1). */
+  /** 1-based: the index in `tools` (JSON) or the line the row starts on (CSV, header = line 1). */
   row: number;
   slug: string | null;
   reason: string;
@@ -152,22 +152,46 @@ function parseJsonSource(text: string): ParsedSource {
   };
 }
 
+/**
+ * The line each record starts on, as an editor shows it: skipped blank lines and quoted fields spanning lines
+ * move the count (csv-parse's own `info.lines` counts a CR and an LF inside quotes as two lines). `info.bytes`
+ * is the byte offset just past the record, BOM included.
+ */
+function recordStartLines(text: string, records: { info: { bytes: number } }[]): number[] {
+  const bytes = Buffer.from(text, 'utf8');
+  const LF = 0x0a;
+  const CR = 0x0d;
+  let offset = 0;
+  let line = 1;
+  return records.map(({ info }) => {
+    while (offset < info.bytes && (bytes[offset] === LF || bytes[offset] === CR)) {
+      if (bytes[offset] === LF) line += 1;
+      offset += 1;
+    }
+    const start = line;
+    for (; offset < info.bytes; offset += 1) if (bytes[offset] === LF) line += 1;
+    return start;
+  });
+}
+
 function parseCsvSource(text: string): ParsedSource {
-  let records: string[][];
+  let records: { record: string[]; info: { bytes: number } }[];
   try {
-    records = parseCsv(text, { bom: true, skip_empty_lines: true, relax_column_count: true }) as string[][];
+    records = parseCsv(text, { bom: true, skip_empty_lines: true, relax_column_count: true, info: true }) as unknown as typeof records;
   } catch (error) {
     throw new ImportFormatError(`not valid CSV: ${(error as Error).message}`);
   }
-  const [header, ...rows] = records;
-  const normalizedHeader = (header ?? []).map((cell) => cell.trim().toLowerCase());
+  const startLines = recordStartLines(text, records);
+  const [headerRecord, ...rows] = records;
+  const normalizedHeader = (headerRecord?.record ?? []).map((cell) => cell.trim().toLowerCase());
   if (normalizedHeader.join(',') !== CSV_HEADER.join(',')) {
     throw new ImportFormatError(`CSV header must be exactly: ${CSV_HEADER.join(',')}`);
   }
   return {
     categories: [],
-    tools: rows.map((cells, index) => {
-      const row = index + 2;
+    tools: rows.map((parsed, index) => {
+      const cells = parsed.record;
+      const row = startLines[index + 1]!;
       if (cells.length !== CSV_HEADER.length) {
         return { row, fields: { __badColumns: `expected ${CSV_HEADER.length} columns, found ${cells.length}`, slug: cells[0] } };
       }
