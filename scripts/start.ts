@@ -18,6 +18,7 @@ import { ensureDemoUser } from '../services/images/src/demo';
 import { loadConfig as loadToolsConfig } from '../services/tools/src/config';
 import { openToolsService } from '../services/tools/src/service';
 import { ensureDemoData } from '../services/tools/src/demo';
+import { installClientErrorEnvelope } from '../services/tools/src/http/clientError';
 import { createFrontDoor } from './lib/front-door';
 import { loadV1Rewrites } from './lib/v1-rewrites';
 import { printCurlExamples } from './lib/curl-examples';
@@ -97,6 +98,9 @@ async function main(): Promise<void> {
     v1Rules: loadV1Rewrites(),
   });
   const server = front.listen(port, frontDoor.HOST);
+  // Requests Node's parser refuses (e.g. a raw, unencoded `截图` in the URL) never reach a route;
+  // answer them in the tool directory's envelope, as for any path no service owns.
+  installClientErrorEnvelope(server, logger);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
