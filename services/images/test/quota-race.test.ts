@@ -1,4 +1,9 @@
+import pino from 'pino';
 import request from 'supertest';
+import { createApp } from '../src/app';
+import { createMediaProcessor } from '../src/media/media-processor';
+import { createMetrics } from '../src/metrics/metrics';
+import { createFileStorage } from '../src/storage/file-storage';
 import { createTestUser, describeWithRealPostgres, filesIn, fixture, fixtureBytes, imageRows, openTestService, usedBytes, type TestService } from './helpers';
 
 // Needs real Postgres: PGlite has a single connection, so it cannot show a lost-update race.
@@ -43,5 +48,38 @@ describeWithRealPostgres('quota under concurrency (real Postgres)', () => {
     expect(new Set(results.map((r) => r.body.data?.id)).size).toBe(1);
     expect(await imageRows(svc.db, user.id)).toHaveLength(1);
     expect(await usedBytes(svc.db, user.id)).toBe(fixtureBytes('photo.webp').length);
+  });
+
+  test('when an upload is between its charge and its row, then the charge is not yet committed (a crash there leaves no charge)', async () => {
+    await svc.reset();
+    const user = await createTestUser(svc.db);
+    const storage = createFileStorage({ storageDir: svc.storageDir, timeZone: svc.config.timeZone });
+    let reachedCommit!: () => void;
+    const atCommit = new Promise<void>((resolve) => (reachedCommit = resolve));
+    let releaseCommit!: () => void;
+    const released = new Promise<void>((resolve) => (releaseCommit = resolve));
+    // Holds the upload right where the files are made durable: after the quota charge, before the row.
+    const heldStorage = {
+      ...storage,
+      async commitTempFile(...args: Parameters<typeof storage.commitTempFile>) {
+        reachedCommit();
+        await released;
+        return storage.commitTempFile(...args);
+      },
+    };
+    const app = createApp({ config: svc.config, db: svc.db, storage: heldStorage, media: createMediaProcessor(), metrics: createMetrics(), logger: pino({ level: 'silent' }) });
+
+    const pending = request(app).post('/api/image.php?action=upload').set('X-API-Token', user.token).attach('file', fixture('photo.webp')).then((res) => res);
+    try {
+      await atCommit;
+      expect(await usedBytes(svc.db, user.id)).toBe(0);
+      expect(await imageRows(svc.db, user.id)).toEqual([]);
+    } finally {
+      releaseCommit();
+    }
+    const res = await pending;
+    expect(res.body.code).toBe(0);
+    expect(await usedBytes(svc.db, user.id)).toBe(fixtureBytes('photo.webp').length);
+    expect(await imageRows(svc.db, user.id)).toHaveLength(1);
   });
 });

@@ -64,9 +64,24 @@ function containsPattern(keyword: string): string {
 
 export function createImagesRepository(db: Knex) {
   return {
-    /** Inserts the image row; when an idempotency key was claimed, records the result in the same transaction. */
-    async insert(image: NewImage, idempotency?: { key: string; result: (id: number, createdAt: Date) => unknown }): Promise<ImageRow> {
+    /**
+     * Check-and-charge the owner's quota, run `commitFiles`, insert the row (and, when an idempotency
+     * key was claimed, record its result), all in one transaction. The charge is one conditional
+     * update, so concurrent uploads never overshoot the quota; it holds the user's row until commit.
+     * Returns null, having run nothing else, when the bytes do not fit the quota.
+     */
+    async insertCharged(
+      image: NewImage,
+      commitFiles: () => Promise<void>,
+      idempotency?: { key: string; result: (id: number) => unknown },
+    ): Promise<ImageRow | null> {
       return db.transaction(async (trx) => {
+        const charged = await trx('users')
+          .where('id', image.userId)
+          .whereRaw('used_bytes + ? <= (SELECT quota_bytes FROM groups WHERE groups.id = users.group_id)', [image.fileSize])
+          .increment('used_bytes', image.fileSize);
+        if (Number(charged) !== 1) return null;
+        await commitFiles();
         const [row] = await trx('images')
           .insert({
             user_id: image.userId,
@@ -85,10 +100,7 @@ export function createImagesRepository(db: Knex) {
         if (idempotency) {
           await trx('idempotency_keys')
             .where({ user_id: image.userId, key: idempotency.key })
-            .update({
-              image_id: inserted.id,
-              result: JSON.stringify(idempotency.result(inserted.id, inserted.createdAt)),
-            });
+            .update({ image_id: inserted.id, result: JSON.stringify(idempotency.result(inserted.id)) });
         }
         return inserted;
       });

@@ -126,16 +126,15 @@ export function createImagesService(deps: ImagesServiceDeps) {
       const hasOwnThumbnail = await media.makeThumbnail(file.path, facts, file.size, thumbTemp);
       if (hasOwnThumbnail) metrics.countThumbnail();
 
-      if (!(await users.chargeQuota(user.id, file.size))) throw new AppError(Messages.quotaExceeded);
       const now = deps.clock();
       const storageKey = storage.newStorageKey(facts.extension, now);
       const thumbKey = hasOwnThumbnail ? storage.newStorageKey('webp', now) : null;
+      const originalName = cleanOriginalName(file.originalName, facts.extension);
       try {
-        await storage.commitTempFile(file.path, 'public', storageKey);
-        if (thumbKey) await storage.commitTempFile(thumbTemp, 'thumbs', thumbKey);
-        const originalName = cleanOriginalName(file.originalName, facts.extension);
-        // The row is written only now that both files are durable.
-        const image = await images.insert(
+        // Charge, file commit and row insert form one transaction: if anything fails or the process
+        // dies on the way, the charge rolls back with the row. The row still commits only after
+        // both files are durable.
+        const image = await images.insertCharged(
           {
             userId: user.id,
             categoryId,
@@ -147,13 +146,17 @@ export function createImagesService(deps: ImagesServiceDeps) {
             width: facts.width,
             height: facts.height,
           },
+          async () => {
+            await storage.commitTempFile(file.path, 'public', storageKey);
+            if (thumbKey) await storage.commitTempFile(thumbTemp, 'thumbs', thumbKey);
+          },
           idempotencyKey ? { key: idempotencyKey, result: (id) => uploadResult({ id, storageKey, originalName, fileSize: file.size, width: facts.width, height: facts.height }) } : undefined,
         );
+        if (!image) throw new AppError(Messages.quotaExceeded);
         return uploadResult(image);
       } catch (error) {
         await storage.remove('public', storageKey);
         if (thumbKey) await storage.remove('thumbs', thumbKey);
-        await users.refundQuota(user.id, file.size);
         throw error;
       }
     } catch (error) {

@@ -97,24 +97,6 @@ export function createUsersRepository(db: Knex) {
       await db('users').where({ id: userId }).update({ group_id: groupId });
     },
 
-    /**
-     * Check and charge in one statement: the row only changes when the bytes still fit the
-     * group's quota, so concurrent uploads can never overshoot it. Returns false when they do not fit.
-     */
-    async chargeQuota(userId: number, bytes: number): Promise<boolean> {
-      const updated = await db('users')
-        .where('id', userId)
-        .whereRaw('used_bytes + ? <= (SELECT quota_bytes FROM groups WHERE groups.id = users.group_id)', [bytes])
-        .increment('used_bytes', bytes);
-      return Number(updated) === 1;
-    },
-
-    async refundQuota(userId: number, bytes: number, conn: Db = db): Promise<void> {
-      await conn('users')
-        .where('id', userId)
-        .update({ used_bytes: conn.raw('GREATEST(used_bytes - ?, 0)', [bytes]) });
-    },
-
     async findGroupByName(name: string): Promise<GroupRow | null> {
       const row = await db('groups').where({ name }).first();
       return row ? toGroup(row) : null;
