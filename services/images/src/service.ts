@@ -9,6 +9,8 @@ import { createMetrics } from './metrics/metrics';
 import { createFileStorage } from './storage/file-storage';
 
 const PURGE_INTERVAL_MS = 60 * 60 * 1000;
+/** Far beyond any live upload (Node's server.requestTimeout caps receiving a request at 5 minutes). */
+const STALE_TEMP_AGE_MS = 60 * 60 * 1000;
 
 export function createLogger(config: ImagesConfig): pino.Logger {
   return pino({ level: config.logLevel, base: { service: 'images' } });
@@ -19,7 +21,7 @@ export async function openImagesService(
   config: ImagesConfig,
   options: {
     logger?: pino.Logger;
-    /** How often expired bin items are purged (default hourly); tests shorten it. */
+    /** How often expired bin items are purged and stale temp files swept (default hourly); tests shorten it. */
     purgeIntervalMs?: number;
     clock?: () => Date;
   } = {},
@@ -34,21 +36,26 @@ export async function openImagesService(
     const service = createImagesServiceFromDeps(deps);
     const app = createApp(deps, service);
 
-    let purging: Promise<unknown> | undefined;
-    const purgeExpired = () => {
-      if (purging) return;
-      purging = service
-        .purgeExpired()
-        .then((count) => count > 0 && logger.info({ count }, 'purged expired recycle bin items'))
-        .catch((error) => logger.error({ err: error }, 'automatic recycle bin purge failed'))
-        .finally(() => {
-          purging = undefined;
-        });
+    let housekeeping: Promise<unknown> | undefined;
+    const runHousekeeping = () => {
+      if (housekeeping) return;
+      housekeeping = Promise.all([
+        service
+          .purgeExpired()
+          .then((count) => count > 0 && logger.info({ count }, 'purged expired recycle bin items'))
+          .catch((error) => logger.error({ err: error }, 'automatic recycle bin purge failed')),
+        storage
+          .removeStaleTemp(new Date(Date.now() - STALE_TEMP_AGE_MS))
+          .then((count) => count > 0 && logger.info({ count }, 'removed temp files left by interrupted uploads'))
+          .catch((error) => logger.error({ err: error }, 'sweeping stale temp files failed')),
+      ]).finally(() => {
+        housekeeping = undefined;
+      });
     };
     const intervalMs = options.purgeIntervalMs ?? PURGE_INTERVAL_MS;
-    const timer = setInterval(purgeExpired, intervalMs);
+    const timer = setInterval(runHousekeeping, intervalMs);
     timer.unref();
-    const firstRun = setTimeout(purgeExpired, Math.min(5_000, intervalMs));
+    const firstRun = setTimeout(runHousekeeping, Math.min(5_000, intervalMs));
     firstRun.unref();
 
     return {
@@ -57,7 +64,7 @@ export async function openImagesService(
       async close() {
         clearInterval(timer);
         clearTimeout(firstRun);
-        await purging;
+        await housekeeping;
         await db.destroy();
       },
     };

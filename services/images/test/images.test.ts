@@ -399,6 +399,23 @@ describe('routing', () => {
 });
 
 describe('automatic purge', () => {
+  test('when tmp/ holds a file left by an upload that died over an hour ago, then it is swept; fresh temp files stay', async () => {
+    const auto = await import('./helpers').then((h) => h.openTestService({}, { purgeIntervalMs: 100 }));
+    try {
+      const tmp = path.join(auto.storageDir, 'tmp');
+      fs.writeFileSync(path.join(tmp, 'a'.repeat(32)), 'partial upload');
+      const twoHoursAgo = new Date(Date.now() - 2 * 3600 * 1000);
+      fs.utimesSync(path.join(tmp, 'a'.repeat(32)), twoHoursAgo, twoHoursAgo);
+      fs.writeFileSync(path.join(tmp, 'b'.repeat(32)), 'upload in flight');
+      const deadline = Date.now() + 5000;
+      while (filesIn(auto.storageDir, 'tmp').length > 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(filesIn(auto.storageDir, 'tmp')).toEqual(['b'.repeat(32)]);
+    } finally {
+      await auto.close();
+    }
+  });
+
+
   test('when a bin item is older than the retention period, then it is purged automatically; newer ones stay', async () => {
     const auto = await import('./helpers').then((h) => h.openTestService({ RECYCLE_RETENTION_DAYS: '30' }, { purgeIntervalMs: 100 }));
     try {

@@ -83,6 +83,24 @@ export function createFileStorage(options: { storageDir: string; timeZone: strin
     async removeTemp(tempFile: string | undefined): Promise<void> {
       if (tempFile && path.dirname(tempFile) === tmpDir) await removeQuietly(tempFile);
     },
+
+    /**
+     * Removes temp files last written before `writtenBefore`: leftovers of uploads whose process died.
+     * Replicas share tmp/, so only files far older than any live request may go.
+     */
+    async removeStaleTemp(writtenBefore: Date): Promise<number> {
+      let removed = 0;
+      for (const entry of await fs.readdir(tmpDir, { withFileTypes: true })) {
+        if (!entry.isFile()) continue;
+        const file = path.join(tmpDir, entry.name);
+        const stats = await fs.stat(file).catch(() => undefined);
+        if (stats && stats.mtime < writtenBefore) {
+          await removeQuietly(file);
+          removed += 1;
+        }
+      }
+      return removed;
+    },
   };
 }
 
