@@ -6,6 +6,7 @@ import { pinoHttp } from 'pino-http';
 import { createCategoriesRepository } from './categories/categories-repository';
 import type { ImagesConfig } from './config';
 import { AppError } from './http/app-error';
+import { drainUnreadBody } from './http/drain-request';
 import { errorMiddleware } from './http/error-middleware';
 import { Messages } from './http/messages';
 import { createImageRoutes } from './images/image-routes';
@@ -124,6 +125,7 @@ export function createApp(deps: AppDeps, service: ImagesService = createImagesSe
   app.use(createImageRoutes({ service, storage: deps.storage, maxUploadBytes: deps.config.maxUploadBytes }));
 
   app.use((_req, _res, next) => next(new AppError(Messages.unknownAction, 404)));
+  app.use(drainUnreadBody(deps.config.maxUploadBytes));
   app.use(errorMiddleware);
   return app;
 }

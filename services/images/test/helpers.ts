@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
@@ -56,6 +57,8 @@ async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void
 
 export interface TestService {
   app: express.Express;
+  /** The app on a real socket (127.0.0.1, random port), for tests that speak raw HTTP. */
+  server: http.Server;
   db: Knex;
   config: ImagesConfig;
   storageDir: string;
@@ -75,8 +78,11 @@ export async function openTestService(env: Record<string, string> = {}, options:
     ...env,
   });
   const service = await openImagesService(config, { ...options, logger: options.logger ?? pino({ level: 'silent' }) });
+  const server = http.createServer(service.app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     app: service.app,
+    server,
     db: service.db,
     config,
     storageDir,
@@ -91,6 +97,8 @@ export async function openTestService(env: Record<string, string> = {}, options:
       }
     },
     async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
       await service.close();
       await database.drop();
       fs.rmSync(storageDir, { recursive: true, force: true });

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import sharp from 'sharp';
 import request from 'supertest';
@@ -193,6 +194,37 @@ describe('token', () => {
     const user = await createTestUser(svc.db);
     const res = await request(svc.app).post(`${UPLOAD}&token=x&token=y`).field('token', user.token).attach('file', fixture('tiny.png'));
     expect(res.body).toEqual({ code: 1, msg: '请先登录' });
+    await expectNothingStored(user.id);
+  });
+
+  test('when an upload with a wrong token is refused before its body arrives, then the answer waits for the body, so the client can send it all and read 请先登录', async () => {
+    const user = await createTestUser(svc.db);
+    const { port } = svc.server.address() as net.AddressInfo;
+    const boundary = 'b0undary';
+    const body = Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`),
+      fixtureBytes('alpha.png'),
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    const socket = net.connect(port, '127.0.0.1');
+    let answer = '';
+    socket.on('data', (chunk) => (answer += chunk.toString('utf8')));
+    const closed = new Promise((resolve) => socket.on('close', resolve));
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(
+      `POST ${UPLOAD} HTTP/1.1\r\nHost: x\r\nX-API-Token: wrong\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
+    socket.write(body.subarray(0, 1000));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(answer).toBe('');
+    const rest = await new Promise<Error | null | undefined>((resolve) => socket.write(body.subarray(1000), resolve));
+    expect(rest ?? null).toBeNull();
+    const deadline = Date.now() + 5000;
+    while (!answer.includes('}') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    socket.end();
+    await closed;
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ code: 1, msg: '请先登录' });
     await expectNothingStored(user.id);
   });
 
