@@ -111,11 +111,6 @@ export function createImagesRepository(db: Knex) {
       return row ? toImage(row) : null;
     },
 
-    async findOwned(userId: number, id: number, status: ImageStatus): Promise<ImageRow | null> {
-      const row = await db('images').where({ id, user_id: userId, status }).first();
-      return row ? toImage(row) : null;
-    },
-
     async list(filter: ListFilter): Promise<{ rows: ImageRow[]; total: number }> {
       const base = db('images').where({ user_id: filter.userId, status: filter.status });
       if (filter.categoryId !== undefined) base.andWhere('category_id', filter.categoryId);

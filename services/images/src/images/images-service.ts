@@ -209,10 +209,7 @@ export function createImagesService(deps: ImagesServiceDeps) {
     }
   }
 
-
   return {
-    formatTime,
-
     async authenticate(token: string | undefined): Promise<UserRow> {
       if (!token) throw new AppError(Messages.notLoggedIn);
       const user = await users.findByTokenHash(hashToken(token));
@@ -346,8 +343,6 @@ export function createImagesService(deps: ImagesServiceDeps) {
       const purged = await purgeImage(id, user.id);
       if (!purged) throw new AppError(Messages.imageNotFound);
     },
-
-    purgeImage,
 
     purgeBinned,
 

@@ -40,7 +40,6 @@ export function createFileStorage(options: { storageDir: string; timeZone: strin
   };
 
   return {
-    root,
     tmpDir,
 
     async ensureDirectories(): Promise<void> {
