@@ -9,6 +9,10 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${ADMIN_HELP}\n`);
     return argv.length === 0 ? 2 : 0;
   }
+  // `npm run admin -w services/tools` runs in services/tools; resolve a relative DATABASE_URL and import
+  // file paths from where the operator typed the command, so that from the repo root the CLI works on
+  // the same ./data as `npm start`.
+  if (process.env.INIT_CWD) process.chdir(process.env.INIT_CWD);
   let config: ToolsConfig;
   try {
     config = loadConfig(process.env);
