@@ -427,8 +427,10 @@ describe('automatic purge', () => {
       await send(old.id);
       await send(recent.id);
       await auto.db('images').where({ id: old.id }).update({ deleted_at: new Date(Date.now() - 31 * 24 * 3600 * 1000) });
+      // The purge deletes the row, then the file: wait for both.
       const deadline = Date.now() + 5000;
-      while ((await imageRows(auto.db)).length > 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      const settled = async () => (await imageRows(auto.db)).length === 1 && filesIn(auto.storageDir, 'bin').length === 1;
+      while (!(await settled()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       expect((await imageRows(auto.db)).map((row) => Number(row.id))).toEqual([recent.id]);
       expect(await usedBytes(auto.db, user.id)).toBe(recent.file_size);
       expect(filesIn(auto.storageDir, 'bin')).toEqual([path.posix.join(...new URL(recent.url).pathname.split('/').slice(2))]);
