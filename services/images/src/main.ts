@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { loadConfig, type ImagesConfig } from './config';
+import { installClientErrorEnvelope } from './http/client-error';
 import { createLogger, openImagesService } from './service';
 
 async function main(): Promise<void> {
@@ -13,6 +14,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config);
   const service = await openImagesService(config, { logger });
   const server = http.createServer(service.app);
+  installClientErrorEnvelope(server, logger);
   server.listen(config.port, config.host, () => {
     const address = server.address();
     logger.info({ host: config.host, port: typeof address === 'object' && address ? address.port : config.port }, 'images service listening');
