@@ -18,8 +18,9 @@ import { ensureDemoUser } from '../services/images/src/demo';
 import { loadConfig as loadToolsConfig } from '../services/tools/src/config';
 import { openToolsService } from '../services/tools/src/service';
 import { ensureDemoData } from '../services/tools/src/demo';
-import { installClientErrorEnvelope } from '../services/tools/src/http/clientError';
-import { createFrontDoor } from './lib/front-door';
+import { clientErrorAnswer as imagesClientErrorAnswer } from '../services/images/src/http/client-error';
+import { clientErrorAnswer as toolsClientErrorAnswer, installClientErrorEnvelope } from '../services/tools/src/http/clientError';
+import { createFrontDoor, isImagesPath, refusedRequestPath } from './lib/front-door';
 import { loadV1Rewrites } from './lib/v1-rewrites';
 import { printCurlExamples } from './lib/curl-examples';
 
@@ -99,8 +100,12 @@ async function main(): Promise<void> {
   });
   const server = front.listen(port, frontDoor.HOST);
   // Requests Node's parser refuses (e.g. a raw, unencoded `截图` in the URL) never reach a route;
-  // answer them in the tool directory's envelope, as for any path no service owns.
-  installClientErrorEnvelope(server, logger);
+  // answer them in the envelope of the service that owns the path, when the refused bytes show it,
+  // else in the tool directory's, as for any path no service owns.
+  installClientErrorEnvelope(server, logger, (error) => {
+    const refusedPath = refusedRequestPath((error as { rawPacket?: unknown }).rawPacket);
+    return refusedPath !== null && isImagesPath(refusedPath) ? imagesClientErrorAnswer(error) : toolsClientErrorAnswer(error);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);

@@ -13,6 +13,21 @@ export interface FrontDoorDeps {
   v1Rules: RewriteRule[];
 }
 
+/** Paths the image-hosting service owns (nginx: `location = /api/image.php`, `= /api/thumb.php`, `/i/`). */
+export function isImagesPath(pathname: string): boolean {
+  return pathname === '/api/image.php' || pathname === '/api/thumb.php' || pathname.startsWith('/i/');
+}
+
+/**
+ * The path of a request Node's HTTP parser refused, read from the bytes it was refusing
+ * (`error.rawPacket`); null when those bytes do not start with a request line.
+ */
+export function refusedRequestPath(rawPacket: unknown): string | null {
+  if (!Buffer.isBuffer(rawPacket)) return null;
+  const requestLine = /^[A-Z]+ ([^ ?\r\n]+)/.exec(rawPacket.subarray(0, 2048).toString('latin1'));
+  return requestLine ? requestLine[1]! : null;
+}
+
 const TOOLS_NOT_FOUND = { success: false, error: { code: 404, message: '资源不存在' } };
 const IMAGE_NOT_FOUND = { code: 1, msg: '图片不存在' };
 
@@ -59,7 +74,7 @@ export function createFrontDoor(deps: FrontDoorDeps): express.Express {
 
   front.use((req, res, next) => {
     const pathname = req.path;
-    if (pathname === '/api/image.php' || pathname === '/api/thumb.php') {
+    if (isImagesPath(pathname)) {
       deps.imagesApp(req, res, next);
       return;
     }

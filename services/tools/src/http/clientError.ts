@@ -12,11 +12,18 @@ function rejection(code: string | undefined): { status: number; reason: string; 
 }
 
 /**
- * Node's HTTP parser refuses some requests before Express sees them (a raw, not percent-encoded `截图` in the
- * query, headers over 16 KB, a malformed request line) and by default answers with an empty body. This makes
- * those answers the error envelope too, with the status Node would have used.
+ * The raw HTTP answer to a request Node's parser refused before Express saw it (a raw, not
+ * percent-encoded `截图` in the query, headers over 16 KB, a malformed request line): the status Node
+ * would have used, the error envelope as the body.
  */
-export function installClientErrorEnvelope(server: Server, logger: Logger): void {
+export function clientErrorAnswer(error: NodeJS.ErrnoException): string {
+  const { status, reason, message } = rejection(error.code);
+  const body = JSON.stringify(fail(status, message));
+  return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+}
+
+/** By default Node answers such requests with an empty body; this answers them with `answer` instead. */
+export function installClientErrorEnvelope(server: Server, logger: Logger, answer = clientErrorAnswer): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     // A response already under way on this socket (pipelining) cannot be followed by another one.
     const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
@@ -24,11 +31,7 @@ export function installClientErrorEnvelope(server: Server, logger: Logger): void
       socket.destroy();
       return;
     }
-    const { status, reason, message } = rejection(error.code);
-    logger.info({ code: error.code, status }, 'request refused by the HTTP parser');
-    const body = JSON.stringify(fail(status, message));
-    socket.end(
-      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
+    logger.info({ code: error.code }, 'request refused by the HTTP parser');
+    socket.end(answer(error));
   });
 }
