@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import querystring from 'node:querystring';
 import express from 'express';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -26,6 +27,24 @@ export interface AppDeps {
   metrics: Metrics;
   logger: Logger;
   clock?: () => Date;
+}
+
+/**
+ * The logged URL with the value of every `token` parameter redacted. Names are compared decoded, as
+ * the query parser reads them, so `%74oken=<token>` (which authenticates) is redacted too.
+ */
+export function redactTokens(url: string): string {
+  const queryStart = url.indexOf('?');
+  if (queryStart === -1) return url;
+  const pairs = url
+    .slice(queryStart + 1)
+    .split('&')
+    .map((pair) => {
+      const nameEnd = pair.indexOf('=');
+      const rawName = nameEnd === -1 ? pair : pair.slice(0, nameEnd);
+      return querystring.unescape(rawName.replace(/\+/g, ' ')) === 'token' ? `${rawName}=[redacted]` : pair;
+    });
+  return `${url.slice(0, queryStart + 1)}${pairs.join('&')}`;
 }
 
 const KNOWN_ROUTES = new Set(['/api/image.php', '/api/thumb.php', '/healthz', '/readyz', '/metrics']);
@@ -71,7 +90,7 @@ export function createApp(deps: AppDeps, service: ImagesService = createImagesSe
         req: (req: { id: unknown; method: string; url: string; remoteAddress?: string; headers: Record<string, unknown> }) => ({
           id: req.id,
           method: req.method,
-          url: req.url.replace(/([?&]token=)[^&]*/gi, '$1[redacted]'),
+          url: redactTokens(req.url),
           remoteAddress: req.remoteAddress,
           userAgent: req.headers['user-agent'],
         }),
