@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
+import { createImagesRepository } from '../src/images/images-repository';
 import {
   createTestUser,
   filesIn,
@@ -102,7 +103,7 @@ describe('list', () => {
     expect(res.body.data.total).toBe(1);
   });
 
-  test('when category_id is given, then only that category is listed; a foreign one gives an empty list', async () => {
+  test('when category_id is given, then only that category is listed; a foreign or unknown one is 分类不存在', async () => {
     const user = await createTestUser(svc.db);
     const other = await createTestUser(svc.db);
     const cat = await request(svc.app).post(`${API}?action=create_category`).set('X-API-Token', user.token).send({ name: 'trips' });
@@ -112,7 +113,10 @@ describe('list', () => {
     expect(res.body.data.list.map((item: { id: number }) => item.id)).toEqual([inCat.id]);
     expect(res.body.data.total).toBe(1);
     const foreign = await list(other.token, `&category_id=${cat.body.data.id}`);
-    expect(foreign.body.data).toEqual({ list: [], total: 0, page: 1, limit: 20 });
+    expect(foreign.body).toEqual({ code: 1, msg: '分类不存在' });
+    expect((await list(user.token, '&category_id=987654321')).body).toEqual({ code: 1, msg: '分类不存在' });
+    const foreignTrash = await request(svc.app).get(`${API}?action=trash&category_id=${cat.body.data.id}`).set('X-API-Token', other.token);
+    expect(foreignTrash.body).toEqual({ code: 1, msg: '分类不存在' });
   });
 
   test('when keyword is given, then it is a case-insensitive substring of original_name with % and _ literal', async () => {
@@ -265,6 +269,27 @@ describe('delete, trash, restore, purge', () => {
     expect(await imageRows(svc.db, user.id)).toHaveLength(1);
     expect(await usedBytes(svc.db, user.id)).toBe(image.file_size);
   });
+
+  test.each(['restore', 'purge'])(
+    "when %s names another user's binned image or a malformed id, then 图片不存在 / 参数错误 and nothing changes",
+    async (action) => {
+      const owner = await createTestUser(svc.db);
+      const intruder = await createTestUser(svc.db);
+      const image = await upload(owner.token, 'photo.webp', 'photo.webp');
+      await request(svc.app).post(`${API}?action=delete`).set('X-API-Token', owner.token).send({ id: image.id });
+      const foreign = await request(svc.app).post(`${API}?action=${action}`).set('X-API-Token', intruder.token).send({ id: image.id });
+      expect(foreign.body).toEqual({ code: 1, msg: '图片不存在' });
+      for (const id of ['abc', '0', '-1', '1.5', '']) {
+        const bad = await request(svc.app).post(`${API}?action=${action}`).set('X-API-Token', owner.token).type('form').send({ id });
+        expect(bad.body).toEqual({ code: 1, msg: '参数错误' });
+      }
+      expect((await imageRows(svc.db)).map((row) => row.status)).toEqual(['binned']);
+      expect(filesIn(svc.storageDir, 'bin')).toHaveLength(1);
+      expect(filesIn(svc.storageDir, 'public')).toEqual([]);
+      expect(await usedBytes(svc.db, owner.id)).toBe(image.file_size);
+      expect(await usedBytes(svc.db, intruder.id)).toBe(0);
+    },
+  );
 });
 
 describe('thumbnails', () => {
@@ -415,6 +440,17 @@ describe('automatic purge', () => {
     }
   });
 
+  test('when an expired bin item is restored and binned again before its purge runs, then the purge leaves it', async () => {
+    const user = await createTestUser(svc.db);
+    const image = await upload(user.token);
+    await request(svc.app).post(`${API}?action=delete`).set('X-API-Token', user.token).send({ id: image.id });
+    // What the purge saw when it picked the id: an age over the cut-off. Since then it was binned anew.
+    const cutOff = new Date(Date.now() - 30 * 24 * 3600 * 1000);
+    const purged = await createImagesRepository(svc.db).purge(image.id, { deletedBefore: cutOff });
+    expect(purged).toBeNull();
+    expect((await imageRows(svc.db)).map((row) => row.status)).toEqual(['binned']);
+    expect(await usedBytes(svc.db, user.id)).toBe(image.file_size);
+  });
 
   test('when a bin item is older than the retention period, then it is purged automatically; newer ones stay', async () => {
     const auto = await import('./helpers').then((h) => h.openTestService({ RECYCLE_RETENTION_DAYS: '30' }, { purgeIntervalMs: 100 }));

@@ -159,11 +159,12 @@ export function createImagesRepository(db: Knex) {
       });
     },
 
-    /** Deletes a binned image row and gives its bytes back to the owner, atomically. */
-    async purge(id: number, userId?: number): Promise<ImageRow | null> {
+    /** Deletes a binned image row (of that user, binned before that time) and gives its bytes back to the owner, atomically. */
+    async purge(id: number, options: { userId?: number; deletedBefore?: Date } = {}): Promise<ImageRow | null> {
       return db.transaction(async (trx) => {
         const query = trx('images').where({ id, status: 'binned' });
-        if (userId !== undefined) query.andWhere('user_id', userId);
+        if (options.userId !== undefined) query.andWhere('user_id', options.userId);
+        if (options.deletedBefore) query.andWhere('deleted_at', '<', options.deletedBefore);
         const [row] = await query.delete().returning('*');
         if (!row) return null;
         const image = toImage(row);

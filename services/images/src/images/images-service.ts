@@ -92,6 +92,11 @@ export function createImagesService(deps: ImagesServiceDeps) {
     height: stored.height,
   });
 
+  /** A category filter must name one of the user's categories, as on upload. */
+  async function requireOwnedCategory(user: UserRow, categoryId: number | undefined): Promise<void> {
+    if (categoryId !== undefined && !(await categories.findOwned(user.id, categoryId))) throw new AppError(Messages.categoryNotFound);
+  }
+
   async function resolveCategory(user: UserRow, rawCategoryId: unknown): Promise<number> {
     const categoryId = parseOptionalCategoryId(rawCategoryId);
     if (categoryId === undefined) {
@@ -190,8 +195,8 @@ export function createImagesService(deps: ImagesServiceDeps) {
     }
   }
 
-  async function purgeImage(id: number, userId?: number): Promise<boolean> {
-    const image = await images.purge(id, userId);
+  async function purgeImage(id: number, options: { userId?: number; deletedBefore?: Date } = {}): Promise<boolean> {
+    const image = await images.purge(id, options);
     if (!image) return false;
     // The row is gone and the bytes refunded; leftover files would only be unreachable garbage.
     await storage.remove('bin', image.storageKey).catch((error) => logger.error({ err: error, imageId: id }, 'could not remove purged file'));
@@ -205,7 +210,9 @@ export function createImagesService(deps: ImagesServiceDeps) {
     for (;;) {
       const ids = await images.findBinnedIds({ ...options, limit: 500 });
       if (ids.length === 0) return purged;
-      for (const id of ids) if (await purgeImage(id)) purged += 1;
+      // The age is checked again as each row is deleted: one restored and binned again since the
+      // lookup is young again and stays.
+      for (const id of ids) if (await purgeImage(id, { deletedBefore: options.deletedBefore })) purged += 1;
     }
   }
 
@@ -259,6 +266,7 @@ export function createImagesService(deps: ImagesServiceDeps) {
 
     async list(user: UserRow, query: Record<string, unknown>) {
       const { page, limit, categoryId, keyword } = parsePageQuery(query);
+      await requireOwnedCategory(user, categoryId);
       const { rows, total } = await images.list({ userId: user.id, status: 'stored', categoryId, keyword, limit, offset: (page - 1) * limit });
       return {
         list: rows.map((image) => ({
@@ -277,6 +285,7 @@ export function createImagesService(deps: ImagesServiceDeps) {
 
     async trash(user: UserRow, query: Record<string, unknown>) {
       const { page, limit, categoryId, keyword } = parsePageQuery(query);
+      await requireOwnedCategory(user, categoryId);
       const { rows, total } = await images.list({ userId: user.id, status: 'binned', categoryId, keyword, limit, offset: (page - 1) * limit });
       return {
         list: rows.map((image) => {
@@ -340,7 +349,7 @@ export function createImagesService(deps: ImagesServiceDeps) {
     /** Permanently removes one image from the user's bin and frees its bytes. */
     async purge(user: UserRow, rawId: unknown): Promise<void> {
       const id = parseId(rawId);
-      const purged = await purgeImage(id, user.id);
+      const purged = await purgeImage(id, { userId: user.id });
       if (!purged) throw new AppError(Messages.imageNotFound);
     },
 
