@@ -98,6 +98,12 @@ test('when categories are managed from the CLI, then they belong to that user', 
   expect((await admin('create-category', 'fay', '风景')).code).toBe(0);
   expect((await admin('create-category', 'fay', '风景')).code).toBe(1);
   expect((await admin('list-categories', 'fay')).output).toMatch(/风景\tno\t0/);
+  // The same names the API refuses: control characters, over 64 characters, blank.
+  for (const name of ['a\tb\u0001', 'x'.repeat(65), '   ']) {
+    const refused = await admin('create-category', 'fay', name);
+    expect(refused).toEqual({ code: 1, output: 'error: category name must be 1-64 characters, without control characters' });
+  }
+  expect(Number((await svc.db('categories').count({ n: '*' }).first())!.n)).toBe(2);
 });
 
 test.each([

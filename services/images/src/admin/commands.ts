@@ -5,6 +5,7 @@ import { createImagesServiceFromDeps } from '../app';
 import { createCategoriesRepository } from '../categories/categories-repository';
 import type { ImagesConfig } from '../config';
 import { createMediaProcessor } from '../media/media-processor';
+import { categoryNameSchema } from '../images/input';
 import { createMetrics } from '../metrics/metrics';
 import { createFileStorage } from '../storage/file-storage';
 import { createUser, resetToken } from '../users/user-admin';
@@ -165,8 +166,9 @@ async function dispatch(command: string, args: string[], ctx: AdminContext): Pro
     case 'create-category': {
       const [name, categoryName] = positionals(parse({}).positionals, 2, 'create-category <user> <name>');
       const user = await requireUser(name!);
-      const trimmed = categoryName!.trim();
-      if (trimmed === '' || trimmed.length > 64) throw new Error('category name must be 1-64 characters');
+      const parsed = categoryNameSchema.safeParse(categoryName);
+      if (!parsed.success) throw new Error('category name must be 1-64 characters, without control characters');
+      const trimmed = parsed.data;
       const created = await createCategoriesRepository(ctx.db).create(user.id, trimmed);
       if (!created) throw new Error(`user ${user.name} already has a category named ${trimmed}`);
       ctx.print(`created category ${trimmed} (id ${created.id}) for ${user.name}`);

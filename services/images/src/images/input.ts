@@ -57,17 +57,17 @@ export function parsePageQuery(query: Record<string, unknown>): PageQuery {
   return { page, limit, categoryId, keyword };
 }
 
+/** A category name, from the API or the admin CLI alike. */
+export const categoryNameSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  // Cs matches only lone surrogates, which would be stored as U+FFFD, unlike what the client sent.
+  .refine((name) => !/[\p{Cc}\p{Cs}]/u.test(name));
+
 export function parseCategoryName(value: unknown): string {
-  return parseOr(
-    z
-      .string()
-      .trim()
-      .min(1)
-      .max(64)
-      // Cs matches only lone surrogates, which would be stored as U+FFFD, unlike what the client sent.
-      .refine((name) => !/[\p{Cc}\p{Cs}]/u.test(name)),
-    value,
-  );
+  return parseOr(categoryNameSchema, value);
 }
 
 export function parseIdempotencyKey(value: unknown): string | undefined {
