@@ -19,6 +19,19 @@ async function fsyncPath(target: string, flags: string): Promise<void> {
   }
 }
 
+/**
+ * mkdir -p, made durable: a directory entry is only on disk once its parent is fsynced, so each
+ * parent that gained a directory is synced (the first upload of a day creates YYYY/MM/DD).
+ */
+async function ensureDurableDirectory(dir: string): Promise<void> {
+  const firstCreated = await fs.mkdir(dir, { recursive: true });
+  if (firstCreated === undefined) return;
+  for (let created = dir; ; created = path.dirname(created)) {
+    await fsyncPath(path.dirname(created), 'r');
+    if (created === firstCreated) return;
+  }
+}
+
 async function removeQuietly(target: string): Promise<void> {
   await fs.rm(target, { force: true });
 }
@@ -63,14 +76,14 @@ export function createFileStorage(options: { storageDir: string; timeZone: strin
     async commitTempFile(tempFile: string, area: StorageArea, storageKey: string): Promise<void> {
       const target = areaPath(area, storageKey);
       await fsyncPath(tempFile, 'r+');
-      await fs.mkdir(path.dirname(target), { recursive: true });
+      await ensureDurableDirectory(path.dirname(target));
       await fs.rename(tempFile, target);
       await fsyncPath(path.dirname(target), 'r');
     },
 
     async move(from: StorageArea, to: StorageArea, storageKey: string): Promise<void> {
       const target = areaPath(to, storageKey);
-      await fs.mkdir(path.dirname(target), { recursive: true });
+      await ensureDurableDirectory(path.dirname(target));
       await fs.rename(areaPath(from, storageKey), target);
       await fsyncPath(path.dirname(target), 'r');
     },
