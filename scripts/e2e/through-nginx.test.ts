@@ -171,6 +171,19 @@ describeReal('platform through nginx (two replicas of each service)', () => {
     }
   });
 
+  test('when a token or an API key travels in the query, then nginx\'s access log does not keep it', async () => {
+    const logStart = platform.accessLog().length;
+    const images = await fetch(imageApi(`action=profile&token=${token}`));
+    expect(((await images.json()) as { code: number }).code).toBe(0);
+    const tools = await fetch(toolsApi(`action=stats&api_key=${apiKey}`));
+    expect(tools.status).toBe(200);
+    await tools.arrayBuffer();
+    const logged = platform.accessLog().slice(logStart).map((line) => JSON.parse(line) as { path: string });
+    expect(logged.map((entry) => entry.path)).toEqual(['/api/image.php', '/api/index.php']);
+    expect(JSON.stringify(logged)).not.toContain(token);
+    expect(JSON.stringify(logged)).not.toContain(apiKey);
+  });
+
   test("when one key's hourly limit is spent across both tools replicas, then it holds exactly", async () => {
     const limited = printedSecret(
       runAdmin('tools', platform.env.tools, ['key:create', '--name', 'e2e-limited', '--limit', '6']),
@@ -197,8 +210,9 @@ describeReal('platform through nginx (two replicas of each service)', () => {
       platform
         .accessLog()
         .slice(logStart)
-        .filter((line) => line.includes('action=stats'))
-        .map((line) => (JSON.parse(line) as { upstream: string }).upstream),
+        .map((line) => JSON.parse(line) as { path: string; upstream: string })
+        .filter((entry) => entry.path === '/api/index.php')
+        .map((entry) => entry.upstream),
     );
     expect(upstreams).toEqual(new Set(platform.tools.map((r) => `127.0.0.1:${r.port}`)));
   });
