@@ -64,8 +64,8 @@ describe('tools list', () => {
     expect(past.body.data).toEqual({ data: [], pagination: { page: 9, limit: 3, total: 4, total_pages: 2 } });
   });
 
-  it('when limit is over 100, then it is clamped to 100 and the pagination says so', async () => {
-    const res = await authed('action=tools&limit=5000');
+  it.each(['5000', '100000000000000000000'])('when limit is over 100 (%s), then it is clamped to 100 and the pagination says so', async (limit) => {
+    const res = await authed(`action=tools&limit=${limit}`);
     expect(res.status).toBe(200);
     expect(res.body.data.pagination.limit).toBe(100);
   });
@@ -216,6 +216,20 @@ describe('stats', () => {
     clock += 5_001;
     const third = await request(cached).get('/api/index.php?action=stats').set('X-API-Key', apiKey);
     expect(third.body.data.total_visits).toBe(7);
+  });
+
+  it('when the cache has a TTL, then list totals come from it while the rows are always fresh', async () => {
+    let clock = 1_000;
+    const cached = harness.app({ config: { STATS_CACHE_TTL_MS: '5000' }, now: () => clock });
+    const list = async () => (await request(cached).get('/api/index.php?action=tools&limit=100').set('X-API-Key', apiKey)).body.data;
+    const before = await list();
+    const category = await harness.db('categories').first('id');
+    await harness.db('tools').insert({ slug: 'fresh-tool', name: 'Fresh', url: 'https://example.org', category_id: category.id });
+    const within = await list();
+    expect(within.pagination.total).toBe(before.pagination.total);
+    expect(within.data.map((t: { slug: string }) => t.slug)).toContain('fresh-tool');
+    clock += 5_001;
+    expect((await list()).pagination.total).toBe(before.pagination.total + 1);
   });
 });
 

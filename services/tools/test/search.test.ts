@@ -114,6 +114,9 @@ describe('search over the sample dataset', () => {
     expect(limited.body.data).toMatchObject({ total: mentioning('压缩').length, limit: 3 });
     const clamped = await search('q=e&limit=500');
     expect(clamped.body.data.limit).toBe(50);
+    const manyDigits = await search('q=e&limit=10000000000');
+    expect(manyDigits.status).toBe(200);
+    expect(manyDigits.body.data.limit).toBe(50);
     expect(clamped.body.data.data).toHaveLength(50);
     const defaulted = await search('q=e');
     expect(defaulted.body.data.data).toHaveLength(20);

@@ -94,6 +94,10 @@ export function likeContains(text: string): string {
   return `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
 }
 
+export interface ToolFilter {
+  categoryId?: number;
+}
+
 export interface CategoryInput {
   slug: string;
   name: string;
@@ -120,13 +124,18 @@ function createCatalogQueries(db: Knex) {
   const toolsQuery = () => db('tools as t').join('categories as c', 'c.id', 't.category_id');
 
   return {
-    async listTools(filter: { categoryId?: number }, offset: number, limit: number): Promise<{ tools: ToolWithCategorySlug[]; total: number }> {
-      const where = (q: Knex.QueryBuilder) => (filter.categoryId === undefined ? q : q.where('t.category_id', filter.categoryId));
-      const [rows, countRow] = await Promise.all([
-        where(toolsQuery().select(toolColumns)).orderBy('t.id').offset(offset).limit(limit),
-        where(db('tools as t').count<{ count: string }[]>({ count: '*' })).first(),
-      ]);
-      return { tools: (rows as DbToolRow[]).map(toTool), total: Number(countRow?.count ?? 0) };
+    async listTools(filter: ToolFilter, offset: number, limit: number): Promise<ToolWithCategorySlug[]> {
+      const query = toolsQuery().select(toolColumns);
+      if (filter.categoryId !== undefined) query.where('t.category_id', filter.categoryId);
+      const rows = await query.orderBy('t.id').offset(offset).limit(limit);
+      return (rows as DbToolRow[]).map(toTool);
+    },
+
+    async countTools(filter: ToolFilter = {}): Promise<number> {
+      const query = db('tools');
+      if (filter.categoryId !== undefined) query.where('category_id', filter.categoryId);
+      const row = await query.count<{ count: string }[]>({ count: '*' }).first();
+      return Number(row?.count ?? 0);
     },
 
     /** Adds one visit and returns the tool, atomically (a single UPDATE … RETURNING). */
@@ -259,11 +268,6 @@ function createCatalogQueries(db: Knex) {
       );
       const row = result.rows[0]!;
       return { id: row.id, created: row.created };
-    },
-
-    async countTools(): Promise<number> {
-      const row = await db('tools').count<{ count: string }[]>({ count: '*' }).first();
-      return Number(row?.count ?? 0);
     },
 
   };

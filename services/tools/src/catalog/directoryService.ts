@@ -3,7 +3,7 @@ import { withoutCategorySlug } from './catalogRepository';
 import type { SettingsRepository } from '../ads/settingsRepository';
 import { adsConfigSchema, DISABLED_ADS_CONFIG, type AdsConfig } from '../ads/adsConfig';
 import { badParameter, notFound } from '../http/appError';
-import { MAX_DB_INT, optionalString, pageParams, positiveIntParam, type RawQuery } from '../http/queryParams';
+import { limitParam, MAX_DB_INT, optionalString, pageParams, positiveIntParam, type RawQuery } from '../http/queryParams';
 import { createTtlCache } from './ttlCache';
 
 export const TOOLS_DEFAULT_LIMIT = 20;
@@ -69,13 +69,22 @@ export function createDirectoryService(options: DirectoryServiceOptions) {
   const { catalog, settings } = options;
   const cache = createTtlCache(options.cacheTtlMs, options.now ?? Date.now);
 
+  /** A list page and its total. The total is an aggregate like stats: counting every tool per request would scan them all. */
+  async function toolPage(categoryId: number | undefined, page: number, limit: number) {
+    const [tools, total] = await Promise.all([
+      catalog.listTools({ categoryId }, (page - 1) * limit, limit),
+      cache.get(`tool-count:${categoryId ?? 'all'}`, () => catalog.countTools({ categoryId })),
+    ]);
+    return { tools, total };
+  }
+
   return {
     async listTools(query: RawQuery): Promise<ToolPage> {
       const { page, limit } = pageParams(query, TOOLS_DEFAULT_LIMIT, TOOLS_MAX_LIMIT);
       const categoryIdRaw = optionalString(query, 'category_id');
       // At most 9 digits (positiveIntParam), so always within Postgres integer range.
       const categoryId = categoryIdRaw === undefined ? undefined : positiveIntParam(query, 'category_id', 0);
-      const { tools, total } = await catalog.listTools({ categoryId }, (page - 1) * limit, limit);
+      const { tools, total } = await toolPage(categoryId, page, limit);
       return { data: tools.map(withoutCategorySlug), pagination: pagination(page, limit, total) };
     },
 
@@ -102,7 +111,7 @@ export function createDirectoryService(options: DirectoryServiceOptions) {
       const keyword = raw.trim();
       if ([...keyword].length > MAX_QUERY_LENGTH) throw badParameter(`q 长度不能超过 ${MAX_QUERY_LENGTH} 个字符`);
       if (CONTROL_CHARACTERS.test(keyword) || LONE_SURROGATE.test(keyword)) throw badParameter('q 包含非法字符');
-      const limit = Math.min(positiveIntParam(query, 'limit', SEARCH_DEFAULT_LIMIT), SEARCH_MAX_LIMIT);
+      const limit = limitParam(query, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT);
       const { tools, total } = await catalog.searchTools(keyword.toLowerCase(), limit);
       return { data: tools.map(withoutCategorySlug), total, limit };
     },
@@ -118,7 +127,7 @@ export function createDirectoryService(options: DirectoryServiceOptions) {
       const { page, limit } = pageParams(query, TOOLS_DEFAULT_LIMIT, TOOLS_MAX_LIMIT);
       const category = await catalog.findCategoryById(id);
       if (!category) throw notFound();
-      const { tools, total } = await catalog.listTools({ categoryId: id }, (page - 1) * limit, limit);
+      const { tools, total } = await toolPage(id, page, limit);
       return {
         category: { ...category, tool_count: total },
         data: tools.map(withoutCategorySlug),

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import * as initialSchema from '../../migrations/20261122020000_initial_schema';
+import * as visitsWithoutIndex from '../../migrations/20261122030000_visits_without_index';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -7,7 +8,10 @@ interface Migration {
 }
 
 // Listed explicitly so the same code runs under tsx, jest and the compiled dist/ build (no .ts on disk there).
-const migrations: ReadonlyArray<readonly [string, Migration]> = [['20261122020000_initial_schema', initialSchema]];
+const migrations: ReadonlyArray<readonly [string, Migration]> = [
+  ['20261122020000_initial_schema', initialSchema],
+  ['20261122030000_visits_without_index', visitsWithoutIndex],
+];
 
 export const migrationSource: Knex.MigrationSource<string> = {
   getMigrations: async () => migrations.map(([name]) => name),

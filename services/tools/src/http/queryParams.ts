@@ -19,6 +19,14 @@ export function positiveIntParam(query: RawQuery, name: string, fallback: number
   return Number(raw);
 }
 
+/** A page size: absent → fallback; not an integer ≥ 1 → 400; above `max` (however many digits) → `max`. */
+export function limitParam(query: RawQuery, fallback: number, max: number): number {
+  const raw = optionalString(query, 'limit');
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw badParameter('limit 必须是正整数');
+  return Math.min(Number(raw), max);
+}
+
 export interface PageRequest {
   page: number;
   limit: number;
@@ -26,7 +34,7 @@ export interface PageRequest {
 
 export function pageParams(query: RawQuery, defaultLimit: number, maxLimit: number): PageRequest {
   const page = positiveIntParam(query, 'page', 1);
-  const limit = Math.min(positiveIntParam(query, 'limit', defaultLimit), maxLimit);
+  const limit = limitParam(query, defaultLimit, maxLimit);
   return { page, limit };
 }
 
