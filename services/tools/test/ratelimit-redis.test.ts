@@ -6,7 +6,7 @@ import { createKey, importJson, openHarness, silentLogger, smallCatalog, testCon
 import { describeWithRealServer } from './support/realServices';
 import { startPrivateRedis } from './support/redisServer';
 import { openRedis, openToolsService } from '../src/service';
-import { createRequestLimiter } from '../src/ratelimit/requestLimiter';
+import { createRequestLimiter, STORE_RETRY_MS } from '../src/ratelimit/requestLimiter';
 
 async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -123,6 +123,45 @@ describeWithRealServer('TEST_REDIS_URL', 'rate limit on real Redis', () => {
       expect((await request(app).get('/readyz')).body.status).toBe('ok');
       expect(logLines.some((line) => line.includes('shared limits restored'))).toBe(true);
     } finally {
+      if (redis?.status === 'ready') await redis.quit();
+      await redisServer.stop();
+    }
+  });
+
+  it('when Redis hangs (connected, not answering), then requests are served on the insurance limiter without each waiting for Redis, readiness says degraded; when it answers again, shared limits return', async () => {
+    const redisServer = await startPrivateRedis();
+    const logLines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => logLines.push(line) });
+    let redis: Redis | undefined;
+    try {
+      redis = await redisClient(redisServer.url, logger);
+      const app = harness.app({ limiter: createRequestLimiter({ keyPrefix: 'tools_rl', redis, logger }) });
+      const key = await createKey(harness.db, { rateLimitPerHour: 100 });
+      const get = () => request(app).get('/api/index.php?action=categories').set('X-API-Key', key.apiKey);
+      expect((await get()).headers['x-ratelimit-remaining']).toBe('99');
+
+      redisServer.pause();
+      // The first request waits for the command timeout (1 s), then falls back.
+      const first = await get();
+      expect(first.status).toBe(200);
+      expect(redis.status).toBe('ready');
+      expect((await request(app).get('/readyz')).body).toEqual({ status: 'degraded', database: 'ok', redis: 'down' });
+      expect(logLines.some((line) => line.includes('insurance limiter in use') && line.includes('timed out'))).toBe(true);
+      // The next ones skip Redis for STORE_RETRY_MS: five of them take far less than five timeouts.
+      const started = Date.now();
+      for (let i = 0; i < 5; i++) expect((await get()).status).toBe(200);
+      expect(Date.now() - started).toBeLessThan(2500);
+
+      redisServer.resume();
+      await new Promise((resolve) => setTimeout(resolve, STORE_RETRY_MS + 100));
+      const back = await get();
+      expect(back.status).toBe(200);
+      // Back on Redis: the count there went on from where it was (1 before the hang; nothing counted during it but the timed-out command, which Redis ran on resuming).
+      expect(Number(await redis.get(`tools_rl:key:${key.id}`))).toBeGreaterThanOrEqual(2);
+      expect((await request(app).get('/readyz')).body.status).toBe('ok');
+      expect(logLines.some((line) => line.includes('shared limits restored'))).toBe(true);
+    } finally {
+      redisServer.resume();
       if (redis?.status === 'ready') await redis.quit();
       await redisServer.stop();
     }

@@ -49,44 +49,64 @@ function toDecision(res: RateLimiterRes, limitPerHour: number): RateLimitDecisio
   };
 }
 
+/**
+ * After a failed Redis command the next ones go straight to the insurance limiter for this long. A Redis
+ * that hangs (still connected, not answering) would otherwise cost every request the command timeout.
+ */
+export const STORE_RETRY_MS = 1000;
+
 export function createRequestLimiter(options: RequestLimiterOptions): RequestLimiter {
   const { redis, keyPrefix, logger } = options;
-  const memoryOptions = { keyPrefix, points: COUNT_CEILING, duration: WINDOW_SECONDS };
-  let counter: RateLimiterAbstract;
+  // Per-process insurance: while Redis is unreachable each replica limits on its own (fail open, logged).
+  const insurance = new RateLimiterMemory({ keyPrefix, points: COUNT_CEILING, duration: WINDOW_SECONDS });
+  const shared = redis ? new RateLimiterRedis({ storeClient: redis, keyPrefix, points: COUNT_CEILING, duration: WINDOW_SECONDS }) : undefined;
   /** Reads usage for the admin CLI. Without insurance: while Redis is down a read fails instead of reporting this process's own (empty) insurance count. */
-  let usageReader: RateLimiterAbstract;
-  if (redis) {
-    const redisOptions = { storeClient: redis, keyPrefix, points: COUNT_CEILING, duration: WINDOW_SECONDS };
-    // Per-process insurance: while Redis is unreachable each replica limits on its own (fail open, logged).
-    counter = new RateLimiterRedis({ ...redisOptions, insuranceLimiter: new RateLimiterMemory(memoryOptions) });
-    usageReader = new RateLimiterRedis(redisOptions);
-  } else {
-    counter = new RateLimiterMemory(memoryOptions);
-    usageReader = counter;
-  }
+  const usageReader: RateLimiterAbstract = shared ?? insurance;
 
-  let warnedOutage = false;
+  /** The last command failed: ioredis still says 'ready' for a Redis that hangs. */
+  let storeFailing = false;
+  let retryStoreAt = 0;
+  let outageLogged = false;
+
   const storeState = (): 'memory' | 'ok' | 'degraded' => {
     if (!redis) return 'memory';
-    return redis.status === 'ready' ? 'ok' : 'degraded';
+    return redis.status === 'ready' && !storeFailing ? 'ok' : 'degraded';
   };
+
+  const onInsurance = (subject: string, detail: Record<string, unknown>) => {
+    if (!outageLogged) {
+      outageLogged = true;
+      logger.warn(detail, 'rate limiter: Redis unavailable, per-process insurance limiter in use');
+    }
+    return insurance.consume(subject, 1);
+  };
+
+  /** One count: on Redis when it is there (one round trip), else on the insurance limiter. */
+  async function count(subject: string): Promise<RateLimiterRes> {
+    if (!redis || !shared) return insurance.consume(subject, 1); // no Redis configured: memory is the store
+    if (redis.status !== 'ready' || Date.now() < retryStoreAt) return onInsurance(subject, { redisStatus: redis.status });
+    try {
+      const counted = await shared.consume(subject, 1);
+      storeFailing = false;
+      if (outageLogged) {
+        outageLogged = false;
+        logger.info('rate limiter: Redis available again, shared limits restored');
+      }
+      return counted;
+    } catch (error) {
+      if (error instanceof RateLimiterRes) throw error;
+      storeFailing = true;
+      retryStoreAt = Date.now() + STORE_RETRY_MS;
+      return onInsurance(subject, { err: error instanceof Error ? error.message : String(error) });
+    }
+  }
 
   return {
     async consume(subject, limitPerHour) {
-      const state = storeState();
-      if (state === 'degraded') {
-        if (!warnedOutage) {
-          warnedOutage = true;
-          logger.warn({ redisStatus: redis?.status }, 'rate limiter: Redis unavailable, per-process insurance limiter in use');
-        }
-      } else if (state === 'ok' && warnedOutage) {
-        warnedOutage = false;
-        logger.info('rate limiter: Redis available again, shared limits restored');
-      }
       try {
-        return toDecision(await counter.consume(subject, 1), limitPerHour);
+        return toDecision(await count(subject), limitPerHour);
       } catch (error) {
-        // With the ceiling above this cannot be a rejection; a store error without insurance is rethrown.
+        // With the ceiling above this cannot be a rejection.
         if (error instanceof RateLimiterRes) return toDecision(error, limitPerHour);
         throw error;
       }

@@ -30,7 +30,7 @@ async function waitForPort(port: number, open: boolean, timeoutMs = 10_000): Pro
 }
 
 /** A private redis-server on a random port that a test may stop and start (never the machine's shared Redis). */
-export async function startPrivateRedis(): Promise<{ url: string; stop(): Promise<void>; start(): Promise<void> }> {
+export async function startPrivateRedis(): Promise<{ url: string; stop(): Promise<void>; start(): Promise<void>; pause(): void; resume(): void }> {
   const port = await freePort();
   let child: ChildProcess | undefined;
   const start = async () => {
@@ -45,10 +45,18 @@ export async function startPrivateRedis(): Promise<{ url: string; stop(): Promis
     if (!running || running.exitCode !== null) return;
     await new Promise<void>((resolve) => {
       running.once('exit', () => resolve());
+      running.kill('SIGCONT');
       running.kill('SIGTERM');
     });
     await waitForPort(port, false);
   };
   await start();
-  return { url: `redis://127.0.0.1:${port}`, stop, start };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    stop,
+    start,
+    // A hung Redis: the connection stays up, nothing answers.
+    pause: () => child?.kill('SIGSTOP'),
+    resume: () => child?.kill('SIGCONT'),
+  };
 }
