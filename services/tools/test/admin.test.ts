@@ -111,6 +111,7 @@ describe('admin: categories, import, ads', () => {
   it('when categories are set and edited, then the API lists them with the new values', async () => {
     expect((await admin(['category:set', '--slug', 'image', '--name', '图片', '--icon', '🖼️', '--sort-order', '2'])).out).toBe('category "image" created');
     expect((await admin(['category:set', '--slug', 'image', '--name', '图片处理', '--sort-order', '2'])).out).toBe('category "image" updated');
+    expect((await admin(['category:set', '--slug', 'image', '--name', '图片处理', '--sort-order', '2'])).out).toBe('category "image" unchanged');
     expect((await admin(['category:edit', 'image', '--description', '压缩、编辑图片'])).status).toBe(0);
     const row = await harness.db('categories').where({ slug: 'image' }).first();
     expect(row).toMatchObject({ name: '图片处理', description: '压缩、编辑图片', sort_order: 2 });
@@ -135,9 +136,9 @@ describe('admin: categories, import, ads', () => {
     const result = await admin(['import', fixture('tools-with-errors.json')]);
     expect(result.status).toBe(1);
     expect(result.out.split('\n')).toEqual([
-      'categories: 1 created, 0 updated, 1 rejected',
+      'categories: 1 created, 0 updated, 0 unchanged, 1 rejected',
       '  rejected category 2 (Bad Slug): slug must be lowercase letters, digits, ".", "_" or "-"',
-      'tools: 2 created, 0 updated, 6 rejected',
+      'tools: 2 created, 0 updated, 0 unchanged, 6 rejected',
       '  rejected tool 3 (nowhere): unknown category "no-such-category"',
       '  rejected tool 4 (nameless): name is required',
       '  rejected tool 5 (badurl): url is not a valid http(s) URL',
@@ -152,14 +153,17 @@ describe('admin: categories, import, ads', () => {
     ]);
   });
 
-  it('when the same file is imported again, then rows are updated by slug, not duplicated, and visits are kept', async () => {
+  it('when the same file is imported again, then rows are matched by slug, not duplicated; changed rows are updated, the rest left alone; visits are kept', async () => {
     await admin(['import', fixture('tools-with-errors.json')]);
-    await harness.db('tools').where({ slug: 'github' }).update({ visits: 42 });
+    await harness.db('tools').where({ slug: 'github' }).update({ visits: 42, name: 'GitHub (edited by hand)' });
+    const untouched = await harness.db('tools').where({ slug: 'vscode' }).first('updated_at');
     const again = await admin(['import', fixture('tools-with-errors.json')]);
-    expect(again.out).toContain('categories: 0 created, 1 updated, 1 rejected');
-    expect(again.out).toContain('tools: 0 created, 2 updated, 6 rejected');
+    expect(again.out).toContain('categories: 0 created, 0 updated, 1 unchanged, 1 rejected');
+    expect(again.out).toContain('tools: 0 created, 1 updated, 1 unchanged, 6 rejected');
     expect(Number((await harness.db('tools').count({ n: '*' }).first())?.n)).toBe(2);
+    expect(await harness.db('tools').where({ slug: 'github' }).first('visits', 'name')).toEqual({ visits: expect.anything(), name: 'GitHub' });
     expect(Number((await harness.db('tools').where({ slug: 'github' }).first('visits')).visits)).toBe(42);
+    expect(await harness.db('tools').where({ slug: 'vscode' }).first('updated_at')).toEqual(untouched);
   });
 
   it('when a CSV file is imported, then quoted fields, |-separated tags and 1/0/true/false flags are read and bad lines reported', async () => {
@@ -167,8 +171,8 @@ describe('admin: categories, import, ads', () => {
     const result = await admin(['import', fixture('tools.csv')]);
     expect(result.status).toBe(1);
     expect(result.out.split('\n')).toEqual([
-      'categories: 0 created, 0 updated, 0 rejected',
-      'tools: 3 created, 0 updated, 3 rejected',
+      'categories: 0 created, 0 updated, 0 unchanged, 0 rejected',
+      'tools: 3 created, 0 updated, 0 unchanged, 3 rejected',
       '  rejected line 5 (broken): expected 8 columns, found 3',
       '  rejected line 6 (nocat): unknown category "missing"',
       '  rejected line 7 (maybe): is_featured must be true or false',
@@ -204,9 +208,9 @@ describe('admin: categories, import, ads', () => {
     expect(result.status).toBe(1);
     expect(result.err).toBe('');
     expect(result.out.split('\n')).toEqual([
-      'categories: 1 created, 0 updated, 1 rejected',
+      'categories: 1 created, 0 updated, 0 unchanged, 1 rejected',
       '  rejected category 2 (bad-cat): name contains control characters or invalid Unicode',
-      'tools: 1 created, 0 updated, 6 rejected',
+      'tools: 1 created, 0 updated, 0 unchanged, 6 rejected',
       '  rejected tool 1 (nul-name): name contains control characters or invalid Unicode',
       '  rejected tool 2 (nul-description): description contains control characters or invalid Unicode',
       '  rejected tool 3 (nul-tag): a tag contains control characters or invalid Unicode',
@@ -220,8 +224,8 @@ describe('admin: categories, import, ads', () => {
     fs.writeFileSync(path.join(dir, 'hostile.csv'), `${['slug,name,description,url,icon,category,tags,is_featured', 'nul,N\u0000,,https://n.example.com,,dev,,0', 'fine,Fine,,https://f.example.com,,dev,,0'].join('\n')}\n`);
     const csv = await admin(['import', path.join(dir, 'hostile.csv')]);
     expect(csv.out.split('\n')).toEqual([
-      'categories: 0 created, 0 updated, 0 rejected',
-      'tools: 1 created, 0 updated, 1 rejected',
+      'categories: 0 created, 0 updated, 0 unchanged, 0 rejected',
+      'tools: 1 created, 0 updated, 0 unchanged, 1 rejected',
       '  rejected line 2 (nul): name contains control characters or invalid Unicode',
     ]);
     expect((await harness.db('tools').orderBy('id').pluck('slug'))).toEqual(['good', 'fine']);
@@ -245,8 +249,8 @@ describe('admin: categories, import, ads', () => {
     fs.writeFileSync(path.join(dir, 'lines.csv'), `${lines.join(eol)}${eol}`);
     const result = await admin(['import', path.join(dir, 'lines.csv')]);
     expect(result.out.split('\n')).toEqual([
-      'categories: 0 created, 0 updated, 0 rejected',
-      'tools: 1 created, 0 updated, 3 rejected',
+      'categories: 0 created, 0 updated, 0 unchanged, 0 rejected',
+      'tools: 1 created, 0 updated, 0 unchanged, 3 rejected',
       '  rejected line 7 (nocat): unknown category "missing"',
       '  rejected line 8 (multi): name contains control characters or invalid Unicode',
       '  rejected line 10 (maybe): is_featured must be true or false',
@@ -266,14 +270,14 @@ describe('admin: categories, import, ads', () => {
     expect(Number((await harness.db('tools').count({ n: '*' }).first())?.n)).toBe(0);
   });
 
-  it('when the sample dataset is imported twice, then it has 0 rejected rows, at least 150 tools in 10 categories, and the second run only updates', async () => {
+  it('when the sample dataset is imported twice, then it has 0 rejected rows, at least 150 tools in 10 categories, and the second run changes nothing', async () => {
     const first = await admin(['import', sampleDatasetPath()]);
     expect(first.status).toBe(0);
-    const created = Number(/tools: (\d+) created, 0 updated, 0 rejected/.exec(first.out)?.[1]);
+    const created = Number(/tools: (\d+) created, 0 updated, 0 unchanged, 0 rejected/.exec(first.out)?.[1]);
     expect(created).toBeGreaterThanOrEqual(150);
     expect(Number(/categories: (\d+) created/.exec(first.out)?.[1])).toBeGreaterThanOrEqual(10);
     const second = await admin(['import', sampleDatasetPath()]);
-    expect(second.out).toContain(`tools: 0 created, ${created} updated, 0 rejected`);
+    expect(second.out).toContain(`tools: 0 created, 0 updated, ${created} unchanged, 0 rejected`);
     expect(Number((await harness.db('tools').count({ n: '*' }).first())?.n)).toBe(created);
   });
 

@@ -174,7 +174,8 @@ export async function runAdminCommand(argv: string[], ctx: AdminContext): Promis
         const report = await importCatalog(catalog, document, 'json');
         const rejected = report.categories.rejected[0];
         if (rejected) throw new UsageError(rejected.reason);
-        ctx.out(`category "${values.slug}" ${report.categories.created ? 'created' : 'updated'}`);
+        const outcome = report.categories.created ? 'created' : report.categories.updated ? 'updated' : 'unchanged';
+        ctx.out(`category "${values.slug}" ${outcome}`);
         return 0;
       }
       case 'category:edit': {
@@ -209,9 +210,9 @@ export async function runAdminCommand(argv: string[], ctx: AdminContext): Promis
         if (format !== 'json' && format !== 'csv') throw new UsageError('cannot tell the format: use a .json or .csv file, or --format json|csv');
         const report = await importCatalog(createCatalogRepository(ctx.db), text, format);
         const { categories, tools } = report;
-        ctx.out(`categories: ${categories.created} created, ${categories.updated} updated, ${categories.rejected.length} rejected`);
+        ctx.out(`categories: ${categories.created} created, ${categories.updated} updated, ${categories.unchanged} unchanged, ${categories.rejected.length} rejected`);
         describeRejected(categories.rejected, 'category', ctx);
-        ctx.out(`tools: ${tools.created} created, ${tools.updated} updated, ${tools.rejected.length} rejected`);
+        ctx.out(`tools: ${tools.created} created, ${tools.updated} updated, ${tools.unchanged} unchanged, ${tools.rejected.length} rejected`);
         describeRejected(tools.rejected, format === 'csv' ? 'line' : 'tool', ctx);
         return categories.rejected.length + tools.rejected.length > 0 ? 1 : 0;
       }

@@ -98,6 +98,14 @@ export interface ToolFilter {
   categoryId?: number;
 }
 
+/** What an upsert did: no row comes back when the conflict's WHERE found nothing to change. */
+export type UpsertOutcome = 'created' | 'updated' | 'unchanged';
+
+function upsertOutcome(row: { created: boolean } | undefined): UpsertOutcome {
+  if (!row) return 'unchanged';
+  return row.created ? 'created' : 'updated';
+}
+
 export interface CategoryInput {
   slug: string;
   name: string;
@@ -224,17 +232,18 @@ function createCatalogQueries(db: Knex) {
       return new Map(rows.map((row) => [row.slug, row.id]));
     },
 
-    /** Insert or update by slug; returns whether the row was created. */
-    async upsertCategory(input: CategoryInput): Promise<{ id: number; created: boolean }> {
-      const result = await db.raw<{ rows: { id: number; created: boolean }[] }>(
+    /** Insert or update by slug; a row that already holds these values is left alone (updated_at kept). */
+    async upsertCategory(input: CategoryInput): Promise<UpsertOutcome> {
+      const result = await db.raw<{ rows: { created: boolean }[] }>(
         `INSERT INTO categories (slug, name, description, icon, sort_order) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT (slug) DO UPDATE SET name = EXCLUDED.name, description = EXCLUDED.description,
            icon = EXCLUDED.icon, sort_order = EXCLUDED.sort_order, updated_at = now()
-         RETURNING id, (xmax = 0) AS created`,
+         WHERE (categories.name, categories.description, categories.icon, categories.sort_order)
+           IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.description, EXCLUDED.icon, EXCLUDED.sort_order)
+         RETURNING (xmax = 0) AS created`,
         [input.slug, input.name, input.description, input.icon, input.sort_order],
       );
-      const row = result.rows[0]!;
-      return { id: row.id, created: row.created };
+      return upsertOutcome(result.rows[0]);
     },
 
     async updateCategory(slug: string, patch: Partial<Omit<CategoryInput, 'slug'>>): Promise<boolean> {
@@ -242,16 +251,20 @@ function createCatalogQueries(db: Knex) {
       return count > 0;
     },
 
-    /** Insert or update by slug, keeping the visit count; returns whether the row was created. */
-    async upsertTool(input: ToolUpsert): Promise<{ id: number; created: boolean }> {
-      const result = await db.raw<{ rows: { id: number; created: boolean }[] }>(
+    /** Insert or update by slug, keeping the visit count; a row that already holds these values is left alone. */
+    async upsertTool(input: ToolUpsert): Promise<UpsertOutcome> {
+      const result = await db.raw<{ rows: { created: boolean }[] }>(
         `INSERT INTO tools (slug, name, description, url, icon, category_id, tags, is_featured, name_pinyin, name_initials, search_document)
          VALUES (?, ?, ?, ?, ?, ?, ?::text[], ?, ?, ?, ?)
          ON CONFLICT (slug) DO UPDATE SET name = EXCLUDED.name, description = EXCLUDED.description, url = EXCLUDED.url,
            icon = EXCLUDED.icon, category_id = EXCLUDED.category_id, tags = EXCLUDED.tags, is_featured = EXCLUDED.is_featured,
            name_pinyin = EXCLUDED.name_pinyin, name_initials = EXCLUDED.name_initials,
            search_document = EXCLUDED.search_document, updated_at = now()
-         RETURNING id, (xmax = 0) AS created`,
+         WHERE (tools.name, tools.description, tools.url, tools.icon, tools.category_id, tools.tags, tools.is_featured,
+                tools.name_pinyin, tools.name_initials, tools.search_document)
+           IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.description, EXCLUDED.url, EXCLUDED.icon, EXCLUDED.category_id, EXCLUDED.tags,
+                EXCLUDED.is_featured, EXCLUDED.name_pinyin, EXCLUDED.name_initials, EXCLUDED.search_document)
+         RETURNING (xmax = 0) AS created`,
         [
           input.slug,
           input.name,
@@ -266,10 +279,8 @@ function createCatalogQueries(db: Knex) {
           input.search_document,
         ],
       );
-      const row = result.rows[0]!;
-      return { id: row.id, created: row.created };
+      return upsertOutcome(result.rows[0]);
     },
-
   };
 }
 

@@ -13,8 +13,8 @@ export interface RejectedRow {
 }
 
 export interface ImportReport {
-  categories: { created: number; updated: number; rejected: RejectedRow[] };
-  tools: { created: number; updated: number; rejected: RejectedRow[] };
+  categories: { created: number; updated: number; unchanged: number; rejected: RejectedRow[] };
+  tools: { created: number; updated: number; unchanged: number; rejected: RejectedRow[] };
 }
 
 /** A tool row before validation, as read from JSON or CSV. */
@@ -227,14 +227,15 @@ export function detectFormat(fileName: string): ImportFormat | undefined {
 }
 
 /**
- * Imports categories and tools, idempotent by slug (existing rows are updated, visit counts kept).
+ * Imports categories and tools, idempotent by slug (existing rows are updated, visit counts kept; rows
+ * that already hold the imported values are left alone and counted as unchanged).
  * Invalid rows are reported and skipped; everything valid is written in one transaction.
  */
 export async function importCatalog(repository: CatalogRepository, text: string, format: ImportFormat): Promise<ImportReport> {
   const source = format === 'json' ? parseJsonSource(text) : parseCsvSource(text);
   const report: ImportReport = {
-    categories: { created: 0, updated: 0, rejected: [] },
-    tools: { created: 0, updated: 0, rejected: [] },
+    categories: { created: 0, updated: 0, unchanged: 0, rejected: [] },
+    tools: { created: 0, updated: 0, unchanged: 0, rejected: [] },
   };
 
   return repository.transaction(async (trx) => {
@@ -256,9 +257,7 @@ export async function importCatalog(repository: CatalogRepository, text: string,
       }
       seenCategorySlugs.add(parsed.data.slug);
       const category: CategoryInput = parsed.data;
-      const { created } = await trx.upsertCategory(category);
-      if (created) report.categories.created += 1;
-      else report.categories.updated += 1;
+      report.categories[await trx.upsertCategory(category)] += 1;
     }
 
     const categoryIds = await trx.categoryIdsBySlug();
@@ -290,7 +289,7 @@ export async function importCatalog(repository: CatalogRepository, text: string,
       }
       seenToolSlugs.add(tool.slug);
       const pinyinOfName = namePinyin(tool.name);
-      const { created } = await trx.upsertTool({
+      const outcome = await trx.upsertTool({
         slug: tool.slug,
         name: tool.name,
         description: tool.description,
@@ -303,8 +302,7 @@ export async function importCatalog(repository: CatalogRepository, text: string,
         name_initials: pinyinOfName?.initials ?? null,
         search_document: searchDocument({ ...tool, pinyin: pinyinOfName }),
       });
-      if (created) report.tools.created += 1;
-      else report.tools.updated += 1;
+      report.tools[outcome] += 1;
     }
     return report;
   });
