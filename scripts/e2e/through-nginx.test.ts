@@ -152,6 +152,38 @@ describeReal('platform through nginx (two replicas of each service)', () => {
     expect(await usedBytes()).toBe(usedBefore);
   });
 
+  test('when nginx itself refuses a request, then it answers in the envelope of the path\'s owner', async () => {
+    const answer = async (res: Response) => ({ status: res.status, body: await res.json() });
+    // A body over client_max_body_size on a tool path (GET bodies reach nginx's limit too).
+    const big = Buffer.alloc(3 * 1024 * 1024, 1);
+    expect(await answer(await fetch(toolsApi('action=stats'), { method: 'POST', body: big }))).toEqual({
+      status: 413,
+      body: { success: false, error: { code: 413, message: '参数错误: 请求体过大' } },
+    });
+    // Request headers over nginx's buffers.
+    const hugeHeader = { 'X-Padding': 'p'.repeat(20 * 1024) };
+    expect(await answer(await fetch(imageApi('action=list'), { headers: hugeHeader }))).toEqual({ status: 400, body: { code: 1, msg: '请求格式错误' } });
+    expect(await answer(await fetch(toolsApi('action=stats'), { headers: hugeHeader }))).toEqual({
+      status: 400,
+      body: { success: false, error: { code: 400, message: '参数错误: 请求无效' } },
+    });
+    // A URL too long for nginx to read: no path to tell the owner by, so the tools envelope.
+    expect(await answer(await fetch(imageApi(`action=list&keyword=${'k'.repeat(9000)}`)))).toEqual({
+      status: 414,
+      body: { success: false, error: { code: 414, message: '参数错误: URL 过长' } },
+    });
+    // A folder under /i/ is no image: 404, as for a missing file.
+    const jpeg = await photo(16, 16);
+    const { body } = await upload(jpeg, 'folder-probe.jpg');
+    const folder = new URL('.', body.data.url).toString();
+    expect(await answer(await fetch(folder))).toEqual({ status: 404, body: { code: 1, msg: '图片不存在' } });
+    // The internal error locations are not public.
+    expect(await answer(await fetch(`${platform.baseUrl}/.nginx-errors/413`))).toEqual({
+      status: 404,
+      body: { success: false, error: { code: 404, message: '资源不存在' } },
+    });
+  });
+
   test('when responses come back, then each carries the request id nginx gave it, and the service logged it', async () => {
     const tools = await fetch(toolsApi('action=categories'), withKey);
     const images = await fetch(imageApi('action=list'), { headers: { 'X-API-Token': token } });
