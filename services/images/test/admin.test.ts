@@ -10,7 +10,7 @@ let svc: TestService;
 beforeAll(async () => {
   svc = await openTestService({ MAX_UPLOAD_BYTES: String(64 * 1024 * 1024) });
 });
-afterAll(async () => svc.close());
+afterAll(async () => svc?.close());
 beforeEach(async () => svc.reset());
 
 async function admin(...argv: string[]) {

@@ -16,7 +16,7 @@ let svc: TestService;
 beforeAll(async () => {
   svc = await openTestService({}, { logger: pino({ level: 'info' }, logStream) });
 });
-afterAll(async () => svc.close());
+afterAll(async () => svc?.close());
 beforeEach(async () => {
   await svc.reset();
   logLines.length = 0;

@@ -18,7 +18,7 @@ let svc: TestService;
 beforeAll(async () => {
   svc = await openTestService();
 });
-afterAll(async () => svc.close());
+afterAll(async () => svc?.close());
 beforeEach(async () => svc.reset());
 
 const API = '/api/image.php';

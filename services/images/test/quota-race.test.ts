@@ -12,7 +12,7 @@ describeWithRealPostgres('quota under concurrency (real Postgres)', () => {
   beforeAll(async () => {
     svc = await openTestService();
   });
-  afterAll(async () => svc.close());
+  afterAll(async () => svc?.close());
 
   test('when 20 uploads race against a quota that fits 5, then exactly 5 are stored and used bytes equal their sum', async () => {
     const user = await createTestUser(svc.db);

@@ -27,7 +27,7 @@ describeWithRealPostgres('list at scale (real Postgres, 100,000 images for one u
     await insertMany(other.id, otherCategory.id, 100_000, 'b');
     await svc.db.raw('ANALYZE images');
   }, 120_000);
-  afterAll(async () => svc.close());
+  afterAll(async () => svc?.close());
 
   const list = async (query: string) => {
     const res = await request(svc.app).get(`/api/image.php?action=list${query}`).set('X-API-Token', token);

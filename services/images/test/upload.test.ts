@@ -20,7 +20,7 @@ let svc: TestService;
 beforeAll(async () => {
   svc = await openTestService();
 });
-afterAll(async () => svc.close());
+afterAll(async () => svc?.close());
 beforeEach(async () => svc.reset());
 
 const UPLOAD = '/api/image.php?action=upload';
