@@ -80,11 +80,12 @@ describe('embedded front door (one process, PGlite, in-memory limiter)', () => {
     }
   });
 
-  test('when an unknown path or /metrics is asked, then the answer is 404 in the tools envelope', async () => {
-    for (const url of ['/api/v1/nope', '/metrics', '/nothing']) {
+  test('when an unknown path, /metrics or /healthz is asked, then the answer is 404 in the tools envelope, as through nginx', async () => {
+    for (const url of ['/api/v1/nope', '/metrics', '/healthz', '/readyz', '/nothing']) {
       const res = await request(front).get(url);
       expect([url, res.status, res.body]).toEqual([url, 404, { success: false, error: { code: 404, message: '资源不存在' } }]);
     }
+    expect((await request(front).get('/nginx-health')).body).toEqual({ status: 'ok' });
   });
 
   test('when an image is uploaded, then /i/ serves it with nosniff and cache headers, and not after delete', async () => {

@@ -90,7 +90,8 @@ export function createFrontDoor(deps: FrontDoorDeps): express.Express {
         return;
       }
     }
-    if (pathname === '/healthz') {
+    // The front door's own liveness probe, at nginx's path; the services' /healthz stays private.
+    if (pathname === '/nginx-health') {
       res.json({ status: 'ok' });
       return;
     }
