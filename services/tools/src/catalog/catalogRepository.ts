@@ -171,7 +171,6 @@ function createCatalogQueries(db: Knex) {
     async searchTools(needle: string, limit: number): Promise<{ tools: ToolWithCategorySlug[]; total: number }> {
       const pattern = likeContains(needle);
       const prefix = `${pattern.slice(1, -1)}%`;
-      const matches = db('tools').where('search_document', 'like', pattern);
       const rankSql = `CASE
            WHEN lower(t.name) = ? THEN 0
            WHEN lower(t.name) LIKE ? THEN 1
@@ -180,15 +179,15 @@ function createCatalogQueries(db: Knex) {
            ELSE 4
          END`;
       const rankBindings = [needle, prefix, pattern, pattern, pattern, pattern, pattern];
-      const [rows, countRow] = await Promise.all([
-        toolsQuery()
-          .select(toolColumns)
-          .where('t.search_document', 'like', pattern)
-          .orderByRaw(`${rankSql}, t.visits DESC, t.id ASC`, rankBindings)
-          .limit(limit),
-        matches.count<{ count: string }[]>({ count: '*' }).first(),
-      ]);
-      return { tools: (rows as DbToolRow[]).map(toTool), total: Number(countRow?.count ?? 0) };
+      // One pass over the matches gives the page and the total (a keyword under three characters
+      // cannot use the trigram index, so a second query would scan the table again).
+      const rows: (DbToolRow & { total: string | number })[] = await toolsQuery()
+        .select(toolColumns)
+        .select(db.raw('count(*) OVER () AS total'))
+        .where('t.search_document', 'like', pattern)
+        .orderByRaw(`${rankSql}, t.visits DESC, t.id ASC`, rankBindings)
+        .limit(limit);
+      return { tools: rows.map(toTool), total: Number(rows[0]?.total ?? 0) };
     },
 
     async popularTools(limit: number): Promise<ToolWithCategorySlug[]> {
