@@ -30,7 +30,16 @@ async function waitForPort(port: number, open: boolean, timeoutMs = 10_000): Pro
 }
 
 /** A private redis-server on a random port that a test may stop and start (never the machine's shared Redis). */
-export async function startPrivateRedis(): Promise<{ url: string; stop(): Promise<void>; start(): Promise<void>; pause(): void; resume(): void }> {
+export interface PrivateRedis {
+  url: string;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  /** A hung Redis: the connection stays up, nothing answers. */
+  pause(): void;
+  resume(): void;
+}
+
+export async function startPrivateRedis(): Promise<PrivateRedis> {
   const port = await freePort();
   let child: ChildProcess | undefined;
   const start = async () => {
@@ -55,7 +64,6 @@ export async function startPrivateRedis(): Promise<{ url: string; stop(): Promis
     url: `redis://127.0.0.1:${port}`,
     stop,
     start,
-    // A hung Redis: the connection stays up, nothing answers.
     pause: () => child?.kill('SIGSTOP'),
     resume: () => child?.kill('SIGCONT'),
   };
