@@ -127,8 +127,10 @@ export async function startPlatform(real: RealServices, options: PlatformOptions
   const toolsDb = `e2e_tools_${suffix}`;
   const workDir = mkdtempSync(path.join(os.tmpdir(), 'platform-e2e-'));
   const children: ChildProcess[] = [];
+  let nginxMaster: ChildProcess | undefined;
   const stop = async (): Promise<void> => {
-    await Promise.all(children.map((child) => stopProcess(child, 'SIGKILL')));
+    // nginx's master stops its workers on SIGTERM; SIGKILL would leave them running, still listening.
+    await Promise.all(children.map((child) => stopProcess(child, child === nginxMaster ? 'SIGTERM' : 'SIGKILL')));
     await withAdmin(real.databaseUrl, async (admin) => {
       await admin.query(`DROP DATABASE IF EXISTS ${imagesDb} WITH (FORCE)`);
       await admin.query(`DROP DATABASE IF EXISTS ${toolsDb} WITH (FORCE)`);
@@ -210,6 +212,7 @@ export async function startPlatform(real: RealServices, options: PlatformOptions
       stdio: ['ignore', accessLogFd, 'pipe'],
     });
     closeSync(accessLogFd);
+    nginxMaster = nginx;
     children.unshift(nginx);
     const nginxErrors: string[] = [];
     nginx.stderr!.on('data', (chunk: Buffer) => nginxErrors.push(chunk.toString()));
