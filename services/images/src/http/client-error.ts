@@ -20,8 +20,8 @@ export function clientErrorAnswer(error: NodeJS.ErrnoException): string {
   return `HTTP/1.1 ${statusLine}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
 
-/** By default Node answers such requests with an empty body; this answers them with `answer` instead. */
-export function installClientErrorEnvelope(server: Server, logger: Logger, answer = clientErrorAnswer): void {
+/** By default Node answers such requests with an empty body; this answers them with the envelope. */
+export function installClientErrorEnvelope(server: Server, logger: Logger): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     // A response already under way on this socket (pipelining) cannot be followed by another one.
     const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
@@ -30,6 +30,6 @@ export function installClientErrorEnvelope(server: Server, logger: Logger, answe
       return;
     }
     logger.info({ code: error.code }, 'request refused by the HTTP parser');
-    socket.end(answer(error));
+    socket.end(clientErrorAnswer(error));
   });
 }
