@@ -16,10 +16,10 @@ import { loadConfig as loadImagesConfig } from '../services/images/src/config';
 import { openImagesService } from '../services/images/src/service';
 import { ensureDemoUser } from '../services/images/src/demo';
 import { loadConfig as loadToolsConfig } from '../services/tools/src/config';
-import { openToolsService } from '../services/tools/src/service';
+import { openToolsService } from '../services/tools/src/open-service';
 import { ensureDemoData } from '../services/tools/src/demo';
 import { clientErrorAnswer as imagesClientErrorAnswer } from '../services/images/src/http/client-error';
-import { clientErrorAnswer as toolsClientErrorAnswer, installClientErrorEnvelope } from '../services/tools/src/http/clientError';
+import { answerClientErrors, clientErrorAnswer as toolsClientErrorAnswer } from '../services/tools/src/http/client-error';
 import { createFrontDoor, isImagesPath, refusedRequestPath } from './lib/front-door';
 import { loadV1Rewrites } from './lib/v1-rewrites';
 import { printCurlExamples } from './lib/curl-examples';
@@ -102,7 +102,7 @@ async function main(): Promise<void> {
   // Requests Node's parser refuses (e.g. a raw, unencoded `截图` in the URL) never reach a route;
   // answer them in the envelope of the service that owns the path, when the refused bytes show it,
   // else in the tool directory's, as for any path no service owns.
-  installClientErrorEnvelope(server, logger, (error) => {
+  answerClientErrors(server, logger, (error) => {
     const refusedPath = refusedRequestPath((error as { rawPacket?: unknown }).rawPacket);
     return refusedPath !== null && isImagesPath(refusedPath) ? imagesClientErrorAnswer(error) : toolsClientErrorAnswer(error);
   });

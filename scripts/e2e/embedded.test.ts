@@ -12,7 +12,7 @@ import { loadConfig as loadImagesConfig } from '../../services/images/src/config
 import { openImagesService } from '../../services/images/src/service';
 import { ensureDemoUser } from '../../services/images/src/demo';
 import { loadConfig as loadToolsConfig } from '../../services/tools/src/config';
-import { openToolsService } from '../../services/tools/src/service';
+import { openToolsService } from '../../services/tools/src/open-service';
 import { ensureDemoData } from '../../services/tools/src/demo';
 import { createFrontDoor } from '../lib/front-door';
 import { loadV1Rewrites } from '../lib/v1-rewrites';

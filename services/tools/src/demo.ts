@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Knex } from 'knex';
-import { createCatalogRepository } from './catalog/catalogRepository';
+import { createCatalogRepository } from './catalog/catalog-repository';
 import { importCatalog } from './catalog/importer';
-import { createApiKeyRepository } from './auth/apiKeyRepository';
-import { createApiKey } from './auth/apiKeys';
+import { createApiKeyRepository } from './auth/api-key-repository';
+import { createApiKey } from './auth/api-keys';
 
 export const DEMO_KEY_NAME = 'demo';
 

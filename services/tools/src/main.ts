@@ -1,14 +1,15 @@
+import http from 'node:http';
 import { loadConfig, type ToolsConfig } from './config';
-import { createLogger, openToolsService } from './service';
 import { ensureDemoData } from './demo';
-import { installClientErrorEnvelope } from './http/clientError';
+import { installClientErrorEnvelope } from './http/client-error';
+import { createLogger, openToolsService } from './open-service';
 
 async function main(): Promise<void> {
   let config: ToolsConfig;
   try {
     config = loadConfig(process.env);
   } catch (error) {
-    process.stdout.write(`config error: ${(error as Error).message}\n`);
+    process.stderr.write(`config error: ${(error as Error).message}\n`);
     process.exit(1);
   }
   const logger = createLogger(config);
@@ -17,13 +18,15 @@ async function main(): Promise<void> {
     const demo = await ensureDemoData(service.db);
     logger.info({ importedTools: demo.importedTools, demoApiKey: demo.apiKey ?? '(exists; shown only when created)' }, 'demo data ready');
   }
-  const server = service.app.listen(config.port, config.host, () => {
-    logger.info({ port: config.port, host: config.host }, 'tools service listening');
-  });
+  const server = http.createServer(service.app);
   installClientErrorEnvelope(server, logger);
   server.on('error', (error) => {
     logger.fatal({ err: error }, 'server error');
     process.exit(1);
+  });
+  server.listen(config.port, config.host, () => {
+    const address = server.address();
+    logger.info({ host: config.host, port: typeof address === 'object' && address ? address.port : config.port }, 'tools service listening');
   });
 
   let stopping = false;
@@ -31,23 +34,27 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down: no new connections, waiting for in-flight requests');
-    const forceTimer = setTimeout(() => {
-      logger.warn('shutdown timeout reached; closing remaining connections');
+    // Keep-alive sockets become idle as their last response ends; close them as soon as they do.
+    const sweeper = setInterval(() => server.closeIdleConnections(), 100);
+    sweeper.unref();
+    server.closeIdleConnections();
+    const forced = setTimeout(() => {
+      logger.warn('shutdown timeout reached, closing remaining connections');
       server.closeAllConnections();
     }, config.shutdownTimeoutMs);
-    forceTimer.unref();
-    // A keep-alive socket whose request finishes after SIGTERM would otherwise hold the exit for the whole
-    // keep-alive timeout: close each socket as soon as it is idle.
-    const idleSweeper = setInterval(() => server.closeIdleConnections(), 100);
-    idleSweeper.unref();
+    forced.unref();
     server.close(async () => {
-      clearTimeout(forceTimer);
-      clearInterval(idleSweeper);
-      await service.close();
-      logger.info('shutdown complete');
-      process.exit(0);
+      clearTimeout(forced);
+      clearInterval(sweeper);
+      try {
+        await service.close();
+        logger.info('shutdown complete');
+        process.exit(0);
+      } catch (error) {
+        logger.error({ err: error }, 'error while closing');
+        process.exit(1);
+      }
     });
-    server.closeIdleConnections();
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));

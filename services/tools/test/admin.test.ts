@@ -5,10 +5,10 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import request from 'supertest';
 import { runAdminCommand } from '../src/admin/commands';
-import { hashApiKey } from '../src/auth/apiKeys';
+import { hashApiKey } from '../src/auth/api-keys';
 import { ensureDemoData, sampleDatasetPath } from '../src/demo';
-import { createRequestLimiter } from '../src/ratelimit/requestLimiter';
-import { openRedis } from '../src/service';
+import { createRequestLimiter } from '../src/ratelimit/request-limiter';
+import { openRedis } from '../src/ratelimit/redis-connection';
 import { openHarness, silentLogger, type Harness } from './support/harness';
 
 const run = promisify(execFile);

@@ -1,7 +1,7 @@
-import { migrationSource } from '../src/db/migrationSource';
-import { migrateToLatest, openDb } from '../src/db/openDb';
-import { describeWithRealServer } from './support/realServices';
-import { createTestDatabase } from './support/testDatabase';
+import { migrationSource } from '../src/db/migration-source';
+import { migrateToLatest, openDb } from '../src/db/open-db';
+import { describeWithRealServer } from './support/real-services';
+import { createTestDatabase } from './support/test-database';
 
 // Needs real Postgres: replicas of `docker compose up --scale tools=3` migrate one empty database at once.
 describeWithRealServer('TEST_DATABASE_URL', 'migrations when replicas start together (real Postgres)', () => {

@@ -1,7 +1,7 @@
-import { createCatalogRepository } from '../src/catalog/catalogRepository';
-import { migrationSource } from '../src/db/migrationSource';
-import { migrateToLatest, openDb } from '../src/db/openDb';
-import { createTestDatabase } from './support/testDatabase';
+import { createCatalogRepository } from '../src/catalog/catalog-repository';
+import { migrationSource } from '../src/db/migration-source';
+import { migrateToLatest, openDb } from '../src/db/open-db';
+import { createTestDatabase } from './support/test-database';
 
 test('when the migrations are rolled back and re-applied, then the schema comes back', async () => {
   const database = await createTestDatabase();

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { messages } from '../src/http/appError';
+import { Messages as messages } from '../src/errors/messages';
 
 const openapi = fs.readFileSync(path.join(__dirname, '../openapi.yaml'), 'utf8');
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import request from 'supertest';
 import type express from 'express';
-import { createCatalogRepository } from '../src/catalog/catalogRepository';
+import { createCatalogRepository } from '../src/catalog/catalog-repository';
 import { importCatalog } from '../src/catalog/importer';
 import { sampleDatasetPath } from '../src/demo';
 import { openHarness, type Harness } from './support/harness';

@@ -1,7 +1,8 @@
 import { loadConfig, type ToolsConfig } from '../config';
-import { migrateToLatest, openDb } from '../db/openDb';
-import { createLogger, openRedis, waitForRedis } from '../service';
-import { createRequestLimiter } from '../ratelimit/requestLimiter';
+import { migrateToLatest, openDb } from '../db/open-db';
+import { createLogger } from '../open-service';
+import { openRedis, waitForRedis } from '../ratelimit/redis-connection';
+import { createRequestLimiter } from '../ratelimit/request-limiter';
 import { ADMIN_HELP, runAdminCommand } from './commands';
 
 async function main(argv: string[]): Promise<number> {

@@ -1,14 +1,14 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Knex } from 'knex';
-import { createApiKeyRepository, type ApiKeyRow } from '../auth/apiKeyRepository';
-import { createApiKey } from '../auth/apiKeys';
-import { createCatalogRepository } from '../catalog/catalogRepository';
+import { createApiKeyRepository, type ApiKeyRow } from '../auth/api-key-repository';
+import { createApiKey } from '../auth/api-keys';
+import { createCatalogRepository } from '../catalog/catalog-repository';
 import { detectFormat, importCatalog, ImportFormatError, parseCategoryPatch, type ImportFormat, type RejectedRow } from '../catalog/importer';
-import { adsConfigSchema, DISABLED_ADS_CONFIG } from '../ads/adsConfig';
-import { createSettingsRepository } from '../ads/settingsRepository';
-import { ADS_SETTING_KEY } from '../catalog/directoryService';
-import type { RequestLimiter } from '../ratelimit/requestLimiter';
+import { adsConfigSchema, DISABLED_ADS_CONFIG } from '../ads/ads-config';
+import { createSettingsRepository } from '../ads/settings-repository';
+import { ADS_SETTING_KEY } from '../ads/ads-service';
+import type { RequestLimiter } from '../ratelimit/request-limiter';
 import { ensureDemoData } from '../demo';
 
 export const ADMIN_HELP = `Tool directory admin

@@ -1,7 +1,7 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { z } from 'zod';
-import type { CatalogRepository, CategoryInput } from './catalogRepository';
-import { namePinyin, searchDocument } from './searchFields';
+import type { CatalogRepository, CategoryInput } from './catalog-repository';
+import { namePinyin, searchDocument } from './search-fields';
 
 export const CSV_HEADER = ['slug', 'name', 'description', 'url', 'icon', 'category', 'tags', 'is_featured'] as const;
 

@@ -3,13 +3,13 @@ import pino from 'pino';
 import type express from 'express';
 import { createApp } from '../../src/app';
 import { loadConfig, type ToolsConfig } from '../../src/config';
-import { migrateToLatest, openDb } from '../../src/db/openDb';
-import { createRequestLimiter, type RequestLimiter } from '../../src/ratelimit/requestLimiter';
-import { createApiKeyRepository } from '../../src/auth/apiKeyRepository';
-import { createApiKey } from '../../src/auth/apiKeys';
-import { createCatalogRepository } from '../../src/catalog/catalogRepository';
+import { migrateToLatest, openDb } from '../../src/db/open-db';
+import { createRequestLimiter, type RequestLimiter } from '../../src/ratelimit/request-limiter';
+import { createApiKeyRepository } from '../../src/auth/api-key-repository';
+import { createApiKey } from '../../src/auth/api-keys';
+import { createCatalogRepository } from '../../src/catalog/catalog-repository';
 import { importCatalog, type ImportReport } from '../../src/catalog/importer';
-import { createTestDatabase, type TestDatabase } from './testDatabase';
+import { createTestDatabase, type TestDatabase } from './test-database';
 
 export const silentLogger = pino({ level: 'silent' });
 

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { ApiKeyRepository, ApiKeyRow } from './apiKeyRepository';
+import type { ApiKeyRepository, ApiKeyRow } from './api-key-repository';
 
 /** Keys are 256 random bits; only their SHA-256 digest is stored, so a key is shown once, at creation. */
 export function generateApiKey(): string {

@@ -1,19 +1,18 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { RequestHandler } from 'express';
 
-/** One registry per app: the embedded front door mounts several apps in one process. */
+/** One registry per app: the embedded front door mounts both services in one process. */
 export function createMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'tools_' });
-  const requests = new Counter({
+  const httpRequests = new Counter({
     name: 'tools_http_requests_total',
-    help: 'HTTP requests by route (API action) and status',
+    help: 'HTTP requests by route, method and status',
     labelNames: ['route', 'method', 'status'] as const,
     registers: [registry],
   });
-  const duration = new Histogram({
+  const httpDuration = new Histogram({
     name: 'tools_http_request_duration_seconds',
-    help: 'HTTP request latency by route (API action) and status',
+    help: 'HTTP request latency by route, method and status',
     labelNames: ['route', 'method', 'status'] as const,
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
@@ -24,17 +23,16 @@ export function createMetrics() {
     labelNames: ['subject'] as const,
     registers: [registry],
   });
-  const observe: RequestHandler = (req, res, next) => {
-    const stop = duration.startTimer();
-    res.on('finish', () => {
-      const labels = { route: String(res.locals.metricsRoute ?? 'unmatched'), method: req.method, status: String(res.statusCode) };
-      requests.inc(labels);
-      stop(labels);
-    });
-    next();
+  return {
+    registry,
+    observeRequest(labels: { route: string; method: string; status: string }, seconds: number) {
+      httpRequests.inc(labels);
+      httpDuration.observe(labels, seconds);
+    },
+    countRateLimitRejection(subject: 'key' | 'ip') {
+      rateLimitRejections.inc({ subject });
+    },
   };
-
-  return { registry, observe, rateLimitRejections };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

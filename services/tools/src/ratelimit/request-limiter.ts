@@ -38,6 +38,8 @@ export interface RequestLimiterOptions {
   keyPrefix: string;
   redis?: Redis;
   logger: Logger;
+  /** Milliseconds since the epoch, for the retry pause after a failed Redis command; tests pass their own. */
+  now?: () => number;
 }
 
 function toDecision(res: RateLimiterRes, limitPerHour: number): RateLimitDecision {
@@ -57,6 +59,7 @@ export const STORE_RETRY_MS = 1000;
 
 export function createRequestLimiter(options: RequestLimiterOptions): RequestLimiter {
   const { redis, keyPrefix, logger } = options;
+  const now = options.now ?? Date.now;
   // Per-process insurance: while Redis is unreachable each replica limits on its own (fail open, logged).
   const insurance = new RateLimiterMemory({ keyPrefix, points: COUNT_CEILING, duration: WINDOW_SECONDS });
   const shared = redis ? new RateLimiterRedis({ storeClient: redis, keyPrefix, points: COUNT_CEILING, duration: WINDOW_SECONDS }) : undefined;
@@ -84,7 +87,7 @@ export function createRequestLimiter(options: RequestLimiterOptions): RequestLim
   /** One count: on Redis when it is there (one round trip), else on the insurance limiter. */
   async function count(subject: string): Promise<RateLimiterRes> {
     if (!redis || !shared) return insurance.consume(subject, 1); // no Redis configured: memory is the store
-    if (redis.status !== 'ready' || Date.now() < retryStoreAt) return onInsurance(subject, { redisStatus: redis.status });
+    if (redis.status !== 'ready' || now() < retryStoreAt) return onInsurance(subject, { redisStatus: redis.status });
     try {
       const counted = await shared.consume(subject, 1);
       storeFailing = false;
@@ -96,7 +99,7 @@ export function createRequestLimiter(options: RequestLimiterOptions): RequestLim
     } catch (error) {
       if (error instanceof RateLimiterRes) throw error;
       storeFailing = true;
-      retryStoreAt = Date.now() + STORE_RETRY_MS;
+      retryStoreAt = now() + STORE_RETRY_MS;
       return onInsurance(subject, { err: error instanceof Error ? error.message : String(error) });
     }
   }

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import knex, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
 import { PGlite, type Extension } from '@electric-sql/pglite';
-import { migrationSource } from './migrationSource';
+import { migrationSource } from './migration-source';
 
 /**
  * Opens knex on real Postgres (`postgres://…`) or on embedded PGlite (`pglite:memory`, `pglite:<dir>`).

@@ -1,0 +1,69 @@
+import { AppError } from '../errors/app-error';
+import { Messages } from '../errors/messages';
+import type { Metrics } from '../metrics/metrics';
+import type { RateLimitDecision, RequestLimiter } from '../ratelimit/request-limiter';
+import { WINDOW_SECONDS } from '../ratelimit/request-limiter';
+import type { ApiKeyRepository } from './api-key-repository';
+import { findApiKey } from './api-keys';
+
+export interface AccessControlOptions {
+  apiKeys: ApiKeyRepository;
+  limiter: RequestLimiter;
+  metrics: Metrics;
+  defaultRateLimitPerHour: number;
+  anonymousRateLimitPerHour: number;
+  now: () => number;
+}
+
+export interface AccessRequest {
+  /** The key as presented (header over query); '' for one that cannot be valid (a repeated parameter). */
+  presentedKey: string | undefined;
+  clientIp: string;
+  authentication: 'required' | 'optional';
+}
+
+function rateLimitHeaders(decision: RateLimitDecision, nowMs: number): Record<string, string> {
+  const secondsToReset = Math.max(Math.ceil(decision.msBeforeReset / 1000), 0);
+  return {
+    'X-RateLimit-Limit': String(decision.limit),
+    'X-RateLimit-Remaining': String(decision.remaining),
+    'X-RateLimit-Reset': String(Math.ceil((nowMs + decision.msBeforeReset) / 1000)),
+    'RateLimit-Policy': `"default";q=${decision.limit};w=${WINDOW_SECONDS}`,
+    RateLimit: `"default";r=${decision.remaining};t=${secondsToReset}`,
+  };
+}
+
+/**
+ * Authenticates (when required) and counts the request against its key, or against the client IP
+ * for anonymous calls to public actions. Returns the rate-limit headers of the answer; a 429 is
+ * thrown with them and Retry-After.
+ * A bad or disabled key is rejected before counting (there is no key to count against); on public
+ * actions it is ignored and the request is treated as anonymous.
+ */
+export function createAccessControl(options: AccessControlOptions) {
+  return async function admit(request: AccessRequest): Promise<Record<string, string>> {
+    const key = request.presentedKey === undefined ? undefined : await findApiKey(options.apiKeys, request.presentedKey);
+    let subject: string;
+    let limit: number;
+    if (key && key.enabled) {
+      subject = `key:${key.id}`;
+      limit = key.rateLimitPerHour ?? options.defaultRateLimitPerHour;
+    } else if (request.authentication === 'required') {
+      if (key && !key.enabled) throw new AppError(Messages.disabledKey, 403);
+      throw new AppError(Messages.invalidKey, 401);
+    } else {
+      subject = `ip:${request.clientIp}`;
+      limit = options.anonymousRateLimitPerHour;
+    }
+
+    const decision = await options.limiter.consume(subject, limit);
+    const headers = rateLimitHeaders(decision, options.now());
+    if (!decision.allowed) {
+      options.metrics.countRateLimitRejection(subject.startsWith('key:') ? 'key' : 'ip');
+      throw new AppError(Messages.tooManyRequests, 429, { ...headers, 'Retry-After': String(Math.max(Math.ceil(decision.msBeforeReset / 1000), 1)) });
+    }
+    return headers;
+  };
+}
+
+export type AccessControl = ReturnType<typeof createAccessControl>;

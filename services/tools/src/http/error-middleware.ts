@@ -1,0 +1,31 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { AppError } from '../errors/app-error';
+import { Messages } from '../errors/messages';
+import { fail } from './envelope';
+
+/** Any path no route answers. */
+export const notFound: RequestHandler = (_req, _res, next) => {
+  next(new AppError(Messages.notFound, 404));
+};
+
+/** A body parser's refusal (malformed or oversized body) as the client error it is; null for anything else. */
+function bodyRefusal(error: { status?: unknown }): AppError | null {
+  const status = typeof error.status === 'number' ? error.status : 0;
+  return status >= 400 && status < 500 ? new AppError(Messages.badParameter('请求无效'), status) : null;
+}
+
+/** The one place failures become envelopes. Unknown errors are logged in full and answered with the generic 500. */
+export const errorMiddleware: ErrorRequestHandler = (error, req, res, _next) => {
+  if (res.headersSent) {
+    req.log?.error({ err: error }, 'error after the response started');
+    res.destroy();
+    return;
+  }
+  const expected = error instanceof AppError ? error : bodyRefusal(error ?? {});
+  if (expected) {
+    res.set(expected.headers).status(expected.status).json(fail(expected.status, expected.message));
+    return;
+  }
+  req.log?.error({ err: error }, 'unexpected fault');
+  res.status(500).json(fail(500, Messages.internalError));
+};
