@@ -13,7 +13,7 @@ import pino from 'pino';
 import sharp from 'sharp';
 import { z } from 'zod';
 import { loadConfig as loadImagesConfig } from '../services/images/src/config';
-import { openImagesService } from '../services/images/src/service';
+import { openImagesService } from '../services/images/src/open-service';
 import { ensureDemoUser } from '../services/images/src/demo';
 import { loadConfig as loadToolsConfig } from '../services/tools/src/config';
 import { openToolsService } from '../services/tools/src/open-service';

@@ -9,7 +9,7 @@ import sharp from 'sharp';
 import request from 'supertest';
 import type express from 'express';
 import { loadConfig as loadImagesConfig } from '../../services/images/src/config';
-import { openImagesService } from '../../services/images/src/service';
+import { openImagesService } from '../../services/images/src/open-service';
 import { ensureDemoUser } from '../../services/images/src/demo';
 import { loadConfig as loadToolsConfig } from '../../services/tools/src/config';
 import { openToolsService } from '../../services/tools/src/open-service';

@@ -1,22 +1,28 @@
-import { randomUUID } from 'node:crypto';
-import querystring from 'node:querystring';
 import express from 'express';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
+import { createAuthService } from './auth/auth-service';
 import { createCategoriesRepository } from './categories/categories-repository';
+import { createCategoriesService } from './categories/categories-service';
 import type { ImagesConfig } from './config';
-import { AppError } from './http/app-error';
+import { createHealthRepository } from './db/health-repository';
 import { drainUnreadBody } from './http/drain-request';
-import { errorMiddleware } from './http/error-middleware';
-import { Messages } from './http/messages';
-import { createImageRoutes } from './images/image-routes';
+import { errorMiddleware, notFound } from './http/error-middleware';
+import { createImageRoutes } from './http/image-routes';
+import { requestLogging } from './http/request-logging';
+import { requestMetrics } from './http/request-metrics';
+import { createUploadReceiver } from './http/upload-receiver';
+import { createBinService } from './images/bin-service';
+import { createImageViews } from './images/image-views';
 import { createImagesRepository } from './images/images-repository';
-import { createImagesService, type ImagesService } from './images/images-service';
+import { createListingService } from './images/listing-service';
+import { createThumbnailService } from './images/thumbnail-service';
+import { createUploadService } from './images/upload-service';
 import type { MediaProcessor } from './media/media-processor';
 import type { Metrics } from './metrics/metrics';
 import type { FileStorage } from './storage/file-storage';
 import { createThumbSigner } from './thumbnails/thumb-signer';
+import { createProfileService } from './users/profile-service';
 import { createUsersRepository } from './users/users-repository';
 
 export interface AppDeps {
@@ -29,84 +35,38 @@ export interface AppDeps {
   clock?: () => Date;
 }
 
-/**
- * The logged URL with the value of every `token` parameter redacted. Names are compared decoded, as
- * the query parser reads them, so `%74oken=<token>` (which authenticates) is redacted too.
- */
-export function redactTokens(url: string): string {
-  const queryStart = url.indexOf('?');
-  if (queryStart === -1) return url;
-  const pairs = url
-    .slice(queryStart + 1)
-    .split('&')
-    .map((pair) => {
-      const nameEnd = pair.indexOf('=');
-      const rawName = nameEnd === -1 ? pair : pair.slice(0, nameEnd);
-      return querystring.unescape(rawName.replace(/\+/g, ' ')) === 'token' ? `${rawName}=[redacted]` : pair;
-    });
-  return `${url.slice(0, queryStart + 1)}${pairs.join('&')}`;
+/** The use cases of the service over its repositories, storage and media; shared by the app, housekeeping and the admin CLI. */
+export function createServices(deps: AppDeps) {
+  const { config, db, storage, logger } = deps;
+  const clock = deps.clock ?? (() => new Date());
+  const users = createUsersRepository(db);
+  const categories = createCategoriesRepository(db);
+  const images = createImagesRepository(db);
+  const signer = createThumbSigner(config.thumbSigningSecret);
+  const views = createImageViews({ publicBaseUrl: config.publicBaseUrl, timeZone: config.timeZone, signer });
+  return {
+    auth: createAuthService({ users }),
+    uploads: createUploadService({ images, categories, storage, media: deps.media, views, logger, clock }),
+    listing: createListingService({ images, categories, views, recycleRetentionDays: config.recycleRetentionDays }),
+    bin: createBinService({ images, storage, logger, clock, recycleRetentionDays: config.recycleRetentionDays }),
+    thumbnails: createThumbnailService({ images, storage, signer }),
+    categories: createCategoriesService({ categories, formatTime: views.formatTime }),
+    profile: createProfileService({ users, recycleRetentionDays: config.recycleRetentionDays }),
+  };
 }
 
-const KNOWN_ROUTES = new Set(['/api/image.php', '/api/thumb.php', '/healthz', '/readyz', '/metrics']);
-const REQUEST_ID = /^[\w.:@-]{1,128}$/;
-
-/** Wires the service graph for one app instance. */
-export function createImagesServiceFromDeps(deps: AppDeps): ImagesService {
-  return createImagesService({
-    users: createUsersRepository(deps.db),
-    categories: createCategoriesRepository(deps.db),
-    images: createImagesRepository(deps.db),
-    storage: deps.storage,
-    media: deps.media,
-    signer: createThumbSigner(deps.config.thumbSigningSecret),
-    metrics: deps.metrics,
-    logger: deps.logger,
-    clock: deps.clock ?? (() => new Date()),
-    publicBaseUrl: deps.config.publicBaseUrl,
-    timeZone: deps.config.timeZone,
-    recycleRetentionDays: deps.config.recycleRetentionDays,
-  });
-}
+export type Services = ReturnType<typeof createServices>;
 
 /** Builds the Express app; never listens. */
-export function createApp(deps: AppDeps, service: ImagesService = createImagesServiceFromDeps(deps)): express.Express {
-  const { db, metrics } = deps;
+export function createApp(deps: AppDeps, services: Services = createServices(deps)): express.Express {
+  const { metrics } = deps;
+  const health = createHealthRepository(deps.db);
   const app = express();
   app.set('trust proxy', 1);
   app.disable('x-powered-by');
 
-  app.use(
-    pinoHttp({
-      logger: deps.logger,
-      genReqId: (req, res) => {
-        const incoming = req.headers['x-request-id'];
-        const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
-      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
-      // Tokens travel in a header, the query or the body: never let one reach the logs.
-      serializers: {
-        req: (req: { id: unknown; method: string; url: string; remoteAddress?: string; headers: Record<string, unknown> }) => ({
-          id: req.id,
-          method: req.method,
-          url: redactTokens(req.url),
-          remoteAddress: req.remoteAddress,
-          userAgent: req.headers['user-agent'],
-        }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
-    }),
-  );
-
-  app.use((req, res, next) => {
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      const route = KNOWN_ROUTES.has(req.path) ? req.path : 'unmatched';
-      metrics.observeRequest(route, req.method, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
-    });
-    next();
-  });
+  app.use(requestMetrics(metrics.observeRequest));
+  app.use(requestLogging(deps.logger, ['token']));
 
   app.use('/api', (req, res, next) => {
     res.setHeader('Access-Control-Allow-Origin', '*');
@@ -122,28 +82,25 @@ export function createApp(deps: AppDeps, service: ImagesService = createImagesSe
   });
 
   app.get('/healthz', (_req, res) => {
+    res.locals.metricsRoute = 'healthz';
     res.json({ status: 'ok' });
   });
-  app.get('/readyz', async (req, res) => {
-    try {
-      await db.raw('select 1');
-      res.json({ status: 'ok' });
-    } catch (error) {
-      req.log.warn({ err: error }, 'readiness check failed');
-      res.status(503).json({ status: 'unavailable' });
-    }
+  app.get('/readyz', async (_req, res) => {
+    res.locals.metricsRoute = 'readyz';
+    if (await health.databaseAnswers()) res.json({ status: 'ok', database: 'ok' });
+    else res.status(503).json({ status: 'unavailable', database: 'down' });
   });
   app.get('/metrics', async (_req, res) => {
-    res.setHeader('Content-Type', metrics.registry.contentType);
-    res.send(await metrics.registry.metrics());
+    res.locals.metricsRoute = 'metrics';
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
 
   // Small bodies only: files go through multipart, which has its own limits.
   app.use('/api/image.php', express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 50 }));
   app.use('/api/image.php', express.json({ limit: '64kb' }));
-  app.use(createImageRoutes({ service, storage: deps.storage, maxUploadBytes: deps.config.maxUploadBytes }));
+  app.use(createImageRoutes({ ...services, receiver: createUploadReceiver(deps.storage), metrics, maxUploadBytes: deps.config.maxUploadBytes }));
 
-  app.use((_req, _res, next) => next(new AppError(Messages.unknownAction, 404)));
+  app.use(notFound);
   app.use(drainUnreadBody(deps.config.maxUploadBytes));
   app.use(errorMiddleware);
   return app;

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { loadConfig, type ImagesConfig } from './config';
 import { installClientErrorEnvelope } from './http/client-error';
-import { createLogger, openImagesService } from './service';
+import { createLogger, openImagesService } from './open-service';
 
 async function main(): Promise<void> {
   let config: ImagesConfig;
@@ -15,6 +15,10 @@ async function main(): Promise<void> {
   const service = await openImagesService(config, { logger });
   const server = http.createServer(service.app);
   installClientErrorEnvelope(server, logger);
+  server.on('error', (error) => {
+    logger.fatal({ err: error }, 'server error');
+    process.exit(1);
+  });
   server.listen(config.port, config.host, () => {
     const address = server.address();
     logger.info({ host: config.host, port: typeof address === 'object' && address ? address.port : config.port }, 'images service listening');
@@ -51,7 +55,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
-main().catch((error) => {
-  process.stderr.write(`images service failed to start: ${(error as Error).stack ?? String(error)}\n`);
+main().catch((error: unknown) => {
+  process.stderr.write(`images service failed to start: ${(error as Error)?.stack ?? String(error)}\n`);
   process.exit(1);
 });

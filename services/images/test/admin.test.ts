@@ -3,8 +3,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import request from 'supertest';
 import { ADMIN_HELP, runAdminCommand } from '../src/admin/commands';
-import { parseByteSize } from '../src/admin/sizes';
-import { createTestUser, filesIn, fixture, imageRows, openTestService, usedBytes, type TestService } from './helpers';
+import { parseByteSize } from '../src/admin/byte-sizes';
+import { createTestUser, filesIn, fixture, imageRows, openTestService, usedBytes, type TestService } from './support/harness';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -13,10 +13,12 @@ beforeAll(async () => {
 afterAll(async () => svc?.close());
 beforeEach(async () => svc.reset());
 
+/** Runs a command; `output` is stdout, `errors` stderr (only present when something was written there). */
 async function admin(...argv: string[]) {
-  const lines: string[] = [];
-  const code = await runAdminCommand(argv, { db: svc.db, config: svc.config, print: (line) => lines.push(line) });
-  return { code, output: lines.join('\n') };
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runAdminCommand(argv, { db: svc.db, config: svc.config, out: (line) => out.push(line), err: (line) => err.push(line) });
+  return err.length === 0 ? { code, output: out.join('\n') } : { code, output: out.join('\n'), errors: err.join('\n') };
 }
 
 test('when create-user runs, then it prints a token once that works against the API, and the user is in default', async () => {
@@ -27,7 +29,7 @@ test('when create-user runs, then it prints a token once that works against the 
   const profile = await request(svc.app).get('/api/image.php?action=profile').set('X-API-Token', token!);
   expect(profile.body.data).toMatchObject({ username: 'alice', group: 'default' });
   const again = await admin('create-user', 'alice');
-  expect(again).toEqual({ code: 1, output: 'error: user alice already exists' });
+  expect(again).toEqual({ code: 1, output: '', errors: 'error: user alice already exists' });
 });
 
 test('when reset-token runs, then the old token stops working and the new one works', async () => {
@@ -37,7 +39,7 @@ test('when reset-token runs, then the old token stops working and the new one wo
   const token = /: (\S+)$/.exec(result.output)?.[1];
   expect((await request(svc.app).get('/api/image.php?action=list').set('X-API-Token', user.token)).body).toEqual({ code: 1, msg: '请先登录' });
   expect((await request(svc.app).get('/api/image.php?action=list').set('X-API-Token', token!)).body.code).toBe(0);
-  expect(await admin('reset-token', 'nobody')).toEqual({ code: 1, output: 'error: user nobody does not exist' });
+  expect(await admin('reset-token', 'nobody')).toEqual({ code: 1, output: '', errors: 'error: user nobody does not exist' });
 });
 
 test('when groups are created, edited and assigned, then the limits apply to uploads', async () => {
@@ -57,7 +59,8 @@ test('when a group limit is above MAX_UPLOAD_BYTES, then the CLI refuses it with
   const created = await admin('create-group', 'huge', '--max-file-size', '100MiB', '--quota', '1TiB');
   expect(created).toEqual({
     code: 1,
-    output: 'error: max-file-size 100 MiB is above MAX_UPLOAD_BYTES (64 MiB): raise MAX_UPLOAD_BYTES and nginx client_max_body_size first',
+    output: '',
+    errors: 'error: max-file-size 100 MiB is above MAX_UPLOAD_BYTES (64 MiB): raise MAX_UPLOAD_BYTES and nginx client_max_body_size first',
   });
   expect(await svc.db('groups').where({ name: 'huge' }).first()).toBeUndefined();
   const edited = await admin('edit-group', 'vip', '--max-file-size', '65MiB');
@@ -101,20 +104,30 @@ test('when categories are managed from the CLI, then they belong to that user', 
   // The same names the API refuses: control characters, over 64 characters, blank.
   for (const name of ['a\tb\u0001', 'x'.repeat(65), '   ']) {
     const refused = await admin('create-category', 'fay', name);
-    expect(refused).toEqual({ code: 1, output: 'error: category name must be 1-64 characters, without control characters' });
+    expect(refused).toEqual({ code: 1, output: '', errors: 'error: category name must be 1-64 characters, without control characters' });
   }
   expect(Number((await svc.db('categories').count({ n: '*' }).first())!.n)).toBe(2);
 });
 
 test.each([
-  [['bogus'], 'error: unknown command "bogus" (see --help)'],
-  [['create-user'], 'error: usage: create-user <name> [--group <group>]'],
   [['create-user', 'x', '--group', 'nope'], 'error: group nope does not exist'],
   [['create-group', 'g', '--max-file-size', 'ten', '--quota', '1GiB'], expect.stringContaining('error: invalid size "ten"')],
   [['set-group', 'nobody', 'vip'], 'error: user nobody does not exist'],
+])('when the CLI gets %j, then it prints one error line on stderr and exits 1', async (argv, errors) => {
+  expect(await admin(...argv)).toEqual({ code: 1, output: '', errors });
+});
+
+test.each([
+  [[], 'error: missing command'],
+  [['bogus'], 'error: unknown command "bogus" (see --help)'],
+  [['create-user'], 'error: usage: create-user <name> [--group <group>]'],
   [['create-user', 'x', '--color'], expect.stringContaining('error: Unknown option')],
-])('when the CLI gets %j, then it prints one error line and exits 1', async (argv, output) => {
-  expect(await admin(...argv)).toEqual({ code: 1, output });
+])('when the CLI is used wrongly (%j), then it says how and exits 2', async (argv, firstLine) => {
+  const result = await admin(...argv);
+  expect(result).toEqual({ code: 2, output: '', errors: expect.any(String) });
+  const [line, hint] = result.errors!.split('\n');
+  expect(line).toEqual(firstLine);
+  expect(hint).toBe('run with --help for usage');
 });
 
 test('when sizes use units, then they are parsed to bytes', () => {
@@ -125,12 +138,12 @@ test('when sizes use units, then they are parsed to bytes', () => {
   expect(() => parseByteSize('-1')).toThrow('invalid size');
 });
 
-test('when the CLI binary is run with --help or a bad command, then it prints help / exits 1', async () => {
+test('when the CLI binary is run with --help or a bad config, then it prints help / the config error and exits 0 / 1', async () => {
   const run = promisify(execFile);
   const tsx = path.join(__dirname, '../../../node_modules/.bin/tsx');
   const cli = path.join(__dirname, '../src/admin/cli.ts');
   const help = await run(tsx, [cli, '--help'], { env: { ...process.env, NODE_OPTIONS: '' } });
-  expect(help.stdout).toBe(ADMIN_HELP);
+  expect(help.stdout).toBe(`${ADMIN_HELP}\n`);
   const failed = await run(tsx, [cli, 'list-users'], { env: { ...process.env, NODE_OPTIONS: '', INIT_CWD: '', PORT: 'abc' } }).catch((error) => error);
   expect(failed.code).toBe(1);
   expect(failed.stderr).toBe('config error: PORT must be a non-negative integer\n');

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import request from 'supertest';
 import { ensureDemoUser } from '../src/demo';
-import { createTestUser, fixture, openTestService, type TestService } from './helpers';
+import { createTestUser, fixture, openTestService, type TestService } from './support/harness';
 
 const logLines: Array<Record<string, unknown>> = [];
 const logStream = new Writable({
@@ -26,7 +26,7 @@ test('when /healthz and /readyz are asked, then both answer 200', async () => {
   expect((await request(svc.app).get('/healthz')).body).toEqual({ status: 'ok' });
   const ready = await request(svc.app).get('/readyz');
   expect(ready.status).toBe(200);
-  expect(ready.body).toEqual({ status: 'ok' });
+  expect(ready.body).toEqual({ status: 'ok', database: 'ok' });
 });
 
 test('when the database is gone, then /readyz answers 503', async () => {
@@ -35,7 +35,7 @@ test('when the database is gone, then /readyz answers 503', async () => {
     await broken.db.destroy();
     const res = await request(broken.app).get('/readyz');
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ status: 'unavailable' });
+    expect(res.body).toEqual({ status: 'unavailable', database: 'down' });
   } finally {
     await broken.close().catch(() => undefined);
   }
@@ -48,8 +48,14 @@ test('when requests and an upload happened, then /metrics shows request counts, 
   const res = await request(svc.app).get('/metrics');
   expect(res.status).toBe(200);
   expect(res.headers['content-type']).toMatch(/^text\/plain/);
-  expect(res.text).toContain('images_http_requests_total{route="/api/image.php",method="POST",status="200"}');
-  expect(res.text).toContain('images_http_request_duration_seconds_bucket{le="0.005",route="/api/image.php",method="POST",status="200"}');
+  // Routes are labelled by action (as the tool directory's are), probes by name.
+  expect(res.text).toMatch(/images_http_requests_total\{route="upload",method="POST",status="200"\} \d+/);
+  expect(res.text).toContain('images_http_request_duration_seconds_bucket{le="0.005",route="upload",method="POST",status="200"}');
+  await request(svc.app).get('/readyz');
+  await request(svc.app).get('/api/image.php?action=nope');
+  const after = (await request(svc.app).get('/metrics')).text;
+  expect(after).toMatch(/images_http_requests_total\{route="readyz",method="GET",status="200"\} \d+/);
+  expect(after).toMatch(/images_http_requests_total\{route="invalid_action",method="GET",status="200"\} \d+/);
   expect(res.text).toMatch(/images_uploads_total\{outcome="stored"\} 1\b/);
   expect(res.text).toMatch(/images_uploads_total\{outcome="rejected_type"\} 1\b/);
   expect(res.text).toMatch(/images_thumbnails_made_total \d+/);
@@ -70,10 +76,13 @@ test('when multer itself refuses an upload (over the group limit while streaming
 });
 
 test('when X-Request-Id is sent, then it is echoed and carried by the request log line; otherwise one is generated', async () => {
-  const given = await request(svc.app).get('/healthz').set('X-Request-Id', 'req-abc-123');
+  const given = await request(svc.app).get('/api/image.php?action=list').set('X-Request-Id', 'req-abc-123');
   expect(given.headers['x-request-id']).toBe('req-abc-123');
   const logged = logLines.find((line) => (line.req as { id?: string } | undefined)?.id === 'req-abc-123');
-  expect(logged).toBeDefined();
+  expect(logged).toMatchObject({ msg: 'request completed', req: { method: 'GET', url: '/api/image.php?action=list' }, res: { statusCode: 200 } });
+  // Probes are answered but not logged: a load balancer polls them every few seconds.
+  await request(svc.app).get('/healthz').set('X-Request-Id', 'probe-1');
+  expect(logLines.find((line) => (line.req as { id?: string } | undefined)?.id === 'probe-1')).toBeUndefined();
   const generated = await request(svc.app).get('/healthz');
   expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
 });
@@ -89,6 +98,23 @@ test('when a token is sent in the header or the query, then it never appears in 
   expect(JSON.stringify(logLines)).not.toContain(user.token);
   expect(JSON.stringify(logLines)).toContain('token=[redacted]');
   expect(JSON.stringify(logLines)).toContain('%74oken=[redacted]');
+});
+
+test.each([
+  ['token', 0],
+  ['%74oken', 0], // the query parser decodes names: this one authenticates
+  ['TOKEN', 1],
+  ['token[]', 1],
+  ['token[0]', 1],
+  ['token%5B%5D', 1],
+])('when the token is given as ?%s=, then the answer has code %i and the log line holds no token', async (name, code) => {
+  const user = await createTestUser(svc.db);
+  const res = await request(svc.app).get(`/api/image.php?action=profile&${name}=${user.token}&x=1`).set('X-Request-Id', 'secret-spelling');
+  expect(res.body.code).toBe(code);
+  if (code === 1) expect(res.body).toEqual({ code: 1, msg: '请先登录' });
+  const logged = logLines.find((line) => (line.req as { id?: string } | undefined)?.id === 'secret-spelling');
+  expect((logged?.req as { url?: string }).url).toBe(`/api/image.php?action=profile&${name}=[redacted]&x=1`);
+  expect(JSON.stringify(logLines)).not.toContain(user.token);
 });
 
 test('when a browser preflights the API, then any origin is allowed', async () => {

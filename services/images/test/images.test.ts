@@ -12,7 +12,7 @@ import {
   publicPathOf,
   usedBytes,
   type TestService,
-} from './helpers';
+} from './support/harness';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -425,7 +425,7 @@ describe('routing', () => {
 
 describe('automatic purge', () => {
   test('when tmp/ holds a file left by an upload that died over an hour ago, then it is swept; fresh temp files stay', async () => {
-    const auto = await import('./helpers').then((h) => h.openTestService({}, { purgeIntervalMs: 100 }));
+    const auto = await import('./support/harness').then((h) => h.openTestService({}, { housekeepingIntervalMs: 100 }));
     try {
       const tmp = path.join(auto.storageDir, 'tmp');
       fs.writeFileSync(path.join(tmp, 'a'.repeat(32)), 'partial upload');
@@ -453,7 +453,7 @@ describe('automatic purge', () => {
   });
 
   test('when a bin item is older than the retention period, then it is purged automatically; newer ones stay', async () => {
-    const auto = await import('./helpers').then((h) => h.openTestService({ RECYCLE_RETENTION_DAYS: '30' }, { purgeIntervalMs: 100 }));
+    const auto = await import('./support/harness').then((h) => h.openTestService({ RECYCLE_RETENTION_DAYS: '30' }, { housekeepingIntervalMs: 100 }));
     try {
       const user = await createTestUser(auto.db);
       const send = (id: number) => request(auto.app).post(`${API}?action=delete`).set('X-API-Token', user.token).send({ id });

@@ -1,10 +1,11 @@
+import { describeWithRealServer } from './support/real-services';
 import { randomBytes } from 'node:crypto';
 import knex from 'knex';
 import { migrateToLatest, openDb } from '../src/db/open-db';
-import { describeWithRealPostgres, realDatabaseUrl } from './helpers';
+import { realDatabaseUrl } from './support/harness';
 
 // Needs real Postgres: replicas of `docker compose up --scale images=3` migrate one empty database at once.
-describeWithRealPostgres('migrations when replicas start together (real Postgres)', () => {
+describeWithRealServer('TEST_DATABASE_URL', 'migrations when replicas start together (real Postgres)', () => {
   test('when three replicas migrate an empty database at once, then all succeed and each migration runs once', async () => {
     const name = `images_t_${randomBytes(6).toString('hex')}`;
     const admin = knex({ client: 'pg', connection: realDatabaseUrl!, pool: { min: 0, max: 1 } });

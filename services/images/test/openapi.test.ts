@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Messages } from '../src/http/messages';
+import { Messages } from '../src/errors/messages';
 
 const openapi = fs.readFileSync(path.join(__dirname, '../openapi.yaml'), 'utf8');
 

@@ -1,13 +1,14 @@
 import pino from 'pino';
 import request from 'supertest';
+import { describeWithRealServer } from './support/real-services';
 import { createApp } from '../src/app';
 import { createMediaProcessor } from '../src/media/media-processor';
 import { createMetrics } from '../src/metrics/metrics';
 import { createFileStorage } from '../src/storage/file-storage';
-import { createTestUser, describeWithRealPostgres, filesIn, fixture, fixtureBytes, imageRows, openTestService, usedBytes, type TestService } from './helpers';
+import { createTestUser, filesIn, fixture, fixtureBytes, imageRows, openTestService, usedBytes, type TestService } from './support/harness';
 
 // Needs real Postgres: PGlite has a single connection, so it cannot show a lost-update race.
-describeWithRealPostgres('quota under concurrency (real Postgres)', () => {
+describeWithRealServer('TEST_DATABASE_URL', 'quota under concurrency (real Postgres)', () => {
   let svc: TestService;
   beforeAll(async () => {
     svc = await openTestService();

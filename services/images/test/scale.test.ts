@@ -1,9 +1,10 @@
 import request from 'supertest';
-import { createTestUser, describeWithRealPostgres, openTestService, type TestService } from './helpers';
+import { describeWithRealServer } from './support/real-services';
+import { createTestUser, openTestService, type TestService } from './support/harness';
 
 // Needs real Postgres: the point is the answers and query plans of the production database at this size.
 // Speed itself belongs to a benchmark, not to a timed unit test.
-describeWithRealPostgres('list at scale (real Postgres, 100,000 images for one user)', () => {
+describeWithRealServer('TEST_DATABASE_URL', 'list at scale (real Postgres, 100,000 images for one user)', () => {
   let svc: TestService;
   let token: string;
 

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import pino from 'pino';
 import sharp from 'sharp';
 import request from 'supertest';
 import {
@@ -14,7 +15,7 @@ import {
   publicPathOf,
   usedBytes,
   type TestService,
-} from './helpers';
+} from './support/harness';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -198,34 +199,51 @@ describe('token', () => {
   });
 
   test('when an upload with a wrong token is refused before its body arrives, then the answer waits for the body, so the client can send it all and read 请先登录', async () => {
-    const user = await createTestUser(svc.db);
-    const { port } = svc.server.address() as net.AddressInfo;
-    const boundary = 'b0undary';
-    const body = Buffer.concat([
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`),
-      fixtureBytes('alpha.png'),
-      Buffer.from(`\r\n--${boundary}--\r\n`),
-    ]);
-    const socket = net.connect(port, '127.0.0.1');
-    let answer = '';
-    socket.on('data', (chunk) => (answer += chunk.toString('utf8')));
-    const closed = new Promise((resolve) => socket.on('close', resolve));
-    await new Promise((resolve) => socket.once('connect', resolve));
-    socket.write(
-      `POST ${UPLOAD} HTTP/1.1\r\nHost: x\r\nX-API-Token: wrong\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${body.length}\r\n\r\n`,
-    );
-    socket.write(body.subarray(0, 1000));
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(answer).toBe('');
-    const rest = await new Promise<Error | null | undefined>((resolve) => socket.write(body.subarray(1000), resolve));
-    expect(rest ?? null).toBeNull();
-    const deadline = Date.now() + 5000;
-    while (!answer.includes('}') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    socket.end();
-    await closed;
-    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
-    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ code: 1, msg: '请先登录' });
-    await expectNothingStored(user.id);
+    const logLines: string[] = [];
+    let onRefusal: () => void = () => undefined;
+    const refused = new Promise<void>((resolve) => (onRefusal = resolve));
+    const logger = pino({ level: 'debug' }, { write: (line: string) => {
+      logLines.push(line);
+      if (line.includes('request refused before its body arrived')) onRefusal();
+    } });
+    const own = await openTestService({}, { logger });
+    try {
+      const user = await createTestUser(own.db);
+      const { port } = own.server.address() as net.AddressInfo;
+      const boundary = 'b0undary';
+      const body = Buffer.concat([
+        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`),
+        fixtureBytes('alpha.png'),
+        Buffer.from(`\r\n--${boundary}--\r\n`),
+      ]);
+      const socket = net.connect(port, '127.0.0.1');
+      let answer = '';
+      const answered = new Promise<void>((resolve) => socket.on('data', (chunk) => {
+        answer += chunk.toString('utf8');
+        if (answer.includes('}')) resolve();
+      }));
+      const closed = new Promise((resolve) => socket.on('close', resolve));
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write(
+        `POST ${UPLOAD} HTTP/1.1\r\nHost: x\r\nX-API-Token: wrong\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${body.length}\r\n\r\n`,
+      );
+      socket.write(body.subarray(0, 1000));
+      // The service has refused the token and is reading the rest: nothing has been answered yet.
+      await refused;
+      expect(answer).toBe('');
+      const rest = await new Promise<Error | null | undefined>((resolve) => socket.write(body.subarray(1000), resolve));
+      expect(rest ?? null).toBeNull();
+      await answered;
+      socket.end();
+      await closed;
+      expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ code: 1, msg: '请先登录' });
+      expect(await imageRows(own.db)).toEqual([]);
+      expect(filesIn(own.storageDir, 'tmp')).toEqual([]);
+      expect(await usedBytes(own.db, user.id)).toBe(0);
+    } finally {
+      await own.close();
+    }
   });
 
   test('when a token is reset, then the old one stops working', async () => {

@@ -6,7 +6,7 @@ import { createTestDatabase } from './support/test-database';
 // Needs real Postgres: replicas of `docker compose up --scale tools=3` migrate one empty database at once.
 describeWithRealServer('TEST_DATABASE_URL', 'migrations when replicas start together (real Postgres)', () => {
   test('when three replicas migrate an empty database at once, then all succeed and each migration runs once', async () => {
-    const database = await createTestDatabase();
+    const database = await createTestDatabase('tools');
     const replicas = [1, 2, 3].map(() => openDb(database.url));
     try {
       const outcomes = await Promise.allSettled(replicas.map((db) => migrateToLatest(db)));

@@ -4,7 +4,7 @@ import { migrateToLatest, openDb } from '../src/db/open-db';
 import { createTestDatabase } from './support/test-database';
 
 test('when the migrations are rolled back and re-applied, then the schema comes back', async () => {
-  const database = await createTestDatabase();
+  const database = await createTestDatabase('tools');
   const db = openDb(database.url);
   try {
     await migrateToLatest(db);
@@ -19,7 +19,7 @@ test('when the migrations are rolled back and re-applied, then the schema comes 
 });
 
 test('when a tool is visited, then the visit is an in-place (HOT) update that writes no index entry', async () => {
-  const database = await createTestDatabase();
+  const database = await createTestDatabase('tools');
   const db = openDb(database.url);
   try {
     await migrateToLatest(db);

@@ -3,10 +3,9 @@ import { migrateToLatest, openDb } from '../db/open-db';
 import { ADMIN_HELP, runAdminCommand } from './commands';
 
 async function main(argv: string[]): Promise<number> {
-  const [command] = argv;
-  if (command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write(ADMIN_HELP);
-    return 0;
+  if (argv.length === 0 || argv.includes('--help') || argv.includes('-h') || argv[0] === 'help') {
+    process.stdout.write(`${ADMIN_HELP}\n`);
+    return argv.length === 0 ? 2 : 0;
   }
   // `npm run admin -w services/images` runs in services/images; resolve relative DATABASE_URL and
   // STORAGE_DIR from where the operator typed the command, as `npm start` at the root does.
@@ -24,7 +23,8 @@ async function main(argv: string[]): Promise<number> {
     return await runAdminCommand(argv, {
       db,
       config,
-      print: (line) => (line.startsWith('error: ') ? process.stderr : process.stdout).write(`${line.replace(/\n$/, '')}\n`),
+      out: (line) => process.stdout.write(`${line.replace(/\n$/, '')}\n`),
+      err: (line) => process.stderr.write(`${line}\n`),
     });
   } finally {
     await db.destroy();
@@ -32,9 +32,9 @@ async function main(argv: string[]): Promise<number> {
 }
 
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error) => {
-    process.stderr.write(`error: ${(error as Error).message}\n`);
+  (status) => process.exit(status),
+  (error: unknown) => {
+    process.stderr.write(`error: ${(error as Error)?.message ?? String(error)}\n`);
     process.exit(1);
   },
 );

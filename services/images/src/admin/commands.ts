@@ -1,16 +1,16 @@
 import { parseArgs } from 'node:util';
 import type { Knex } from 'knex';
 import pino from 'pino';
-import { createImagesServiceFromDeps } from '../app';
+import { createServices } from '../app';
 import { createCategoriesRepository } from '../categories/categories-repository';
+import { categoryNameSchema } from '../categories/category-name';
 import type { ImagesConfig } from '../config';
 import { createMediaProcessor } from '../media/media-processor';
-import { categoryNameSchema } from '../images/input';
 import { createMetrics } from '../metrics/metrics';
 import { createFileStorage } from '../storage/file-storage';
 import { createUser, resetToken } from '../users/user-admin';
 import { createUsersRepository } from '../users/users-repository';
-import { formatByteSize, parseByteSize } from './sizes';
+import { formatByteSize, parseByteSize } from './byte-sizes';
 
 export const ADMIN_HELP = `Image hosting admin
 
@@ -41,33 +41,36 @@ Recycle bin
 
 Configuration comes from the same environment variables as the service (DATABASE_URL, STORAGE_DIR, ...).
 With an embedded database (pglite:<dir>), stop the service first: PGlite allows one process at a time.
-`;
+
+Exit status: 0 success, 1 failure (message on stderr), 2 usage error.`;
 
 export interface AdminContext {
   db: Knex;
   config: ImagesConfig;
-  print(line: string): void;
+  out(line: string): void;
+  err(line: string): void;
 }
 
-class UsageError extends Error {}
+export class UsageError extends Error {}
 
 function positionals(values: string[], count: number, usage: string): string[] {
   if (values.length !== count) throw new UsageError(`usage: ${usage}`);
   return values;
 }
 
-/** Runs one admin command; returns the process exit code. Errors are printed as one `error:` line. */
+/** Runs one admin command; returns the exit status. Errors are printed as one `error:` line on stderr. */
 export async function runAdminCommand(argv: string[], ctx: AdminContext): Promise<number> {
   const [command, ...rest] = argv;
-  if (!command || command === '--help' || command === '-h' || command === 'help') {
-    ctx.print(ADMIN_HELP);
-    return command ? 0 : 1;
-  }
   try {
+    if (!command) throw new UsageError('missing command');
     await dispatch(command, rest, ctx);
     return 0;
   } catch (error) {
-    ctx.print(`error: ${(error as Error).message}`);
+    ctx.err(`error: ${(error as Error).message}`);
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      ctx.err('run with --help for usage');
+      return 2;
+    }
     return 1;
   }
 }
@@ -99,14 +102,14 @@ async function dispatch(command: string, args: string[], ctx: AdminContext): Pro
       const { positionals: names, values } = parse({ group: { type: 'string' } });
       const [name] = positionals(names, 1, 'create-user <name> [--group <group>]');
       const created = await createUser(ctx.db, { name: name!, groupName: values.group });
-      ctx.print(`created user ${name!.trim()} (id ${created.id}) in group ${values.group ?? 'default'}`);
-      ctx.print(`token (shown once, store it now): ${created.token}`);
+      ctx.out(`created user ${name!.trim()} (id ${created.id}) in group ${values.group ?? 'default'}`);
+      ctx.out(`token (shown once, store it now): ${created.token}`);
       return;
     }
     case 'reset-token': {
       const [name] = positionals(parse({}).positionals, 1, 'reset-token <name>');
       const token = await resetToken(ctx.db, name!);
-      ctx.print(`new token for ${name} (shown once; the old one no longer works): ${token}`);
+      ctx.out(`new token for ${name} (shown once; the old one no longer works): ${token}`);
       return;
     }
     case 'set-group': {
@@ -114,15 +117,15 @@ async function dispatch(command: string, args: string[], ctx: AdminContext): Pro
       const user = await requireUser(name!);
       const group = await requireGroup(groupName!);
       await users.setGroup(user.id, group.id);
-      ctx.print(`user ${user.name} is now in group ${group.name}`);
+      ctx.out(`user ${user.name} is now in group ${group.name}`);
       return;
     }
     case 'list-users': {
       positionals(parse({}).positionals, 0, 'list-users');
       const rows = await users.listUsers();
-      ctx.print(['id', 'name', 'group', 'used_bytes', 'quota_bytes', 'used'].join('\t'));
+      ctx.out(['id', 'name', 'group', 'used_bytes', 'quota_bytes', 'used'].join('\t'));
       for (const user of rows) {
-        ctx.print([user.id, user.name, user.groupName, user.usedBytes, user.quotaBytes, `${formatByteSize(user.usedBytes)} / ${formatByteSize(user.quotaBytes)}`].join('\t'));
+        ctx.out([user.id, user.name, user.groupName, user.usedBytes, user.quotaBytes, `${formatByteSize(user.usedBytes)} / ${formatByteSize(user.quotaBytes)}`].join('\t'));
       }
       return;
     }
@@ -136,7 +139,7 @@ async function dispatch(command: string, args: string[], ctx: AdminContext): Pro
       checkMaxFileSize(maxFileSize);
       if (await users.findGroupByName(name!)) throw new Error(`group ${name} already exists`);
       await users.createGroup({ name: name!, maxFileSize, quotaBytes });
-      ctx.print(`created group ${name}: max file size ${formatByteSize(maxFileSize)}, quota ${formatByteSize(quotaBytes)}`);
+      ctx.out(`created group ${name}: max file size ${formatByteSize(maxFileSize)}, quota ${formatByteSize(quotaBytes)}`);
       return;
     }
     case 'edit-group': {
@@ -154,13 +157,13 @@ async function dispatch(command: string, args: string[], ctx: AdminContext): Pro
       if (maxFileSize === undefined && quotaBytes === undefined && values.rename === undefined) throw new UsageError('nothing to change: give --max-file-size, --quota or --rename');
       await users.updateGroup(group.id, { name: values.rename, maxFileSize, quotaBytes });
       const updated = await requireGroup(values.rename ?? group.name);
-      ctx.print(`group ${updated.name}: max file size ${formatByteSize(updated.maxFileSize)}, quota ${formatByteSize(updated.quotaBytes)}`);
+      ctx.out(`group ${updated.name}: max file size ${formatByteSize(updated.maxFileSize)}, quota ${formatByteSize(updated.quotaBytes)}`);
       return;
     }
     case 'list-groups': {
       positionals(parse({}).positionals, 0, 'list-groups');
-      ctx.print(['id', 'name', 'max_file_size', 'quota_bytes'].join('\t'));
-      for (const group of await users.listGroups()) ctx.print([group.id, group.name, group.maxFileSize, group.quotaBytes].join('\t'));
+      ctx.out(['id', 'name', 'max_file_size', 'quota_bytes'].join('\t'));
+      for (const group of await users.listGroups()) ctx.out([group.id, group.name, group.maxFileSize, group.quotaBytes].join('\t'));
       return;
     }
     case 'create-category': {
@@ -171,15 +174,15 @@ async function dispatch(command: string, args: string[], ctx: AdminContext): Pro
       const trimmed = parsed.data;
       const created = await createCategoriesRepository(ctx.db).create(user.id, trimmed);
       if (!created) throw new Error(`user ${user.name} already has a category named ${trimmed}`);
-      ctx.print(`created category ${trimmed} (id ${created.id}) for ${user.name}`);
+      ctx.out(`created category ${trimmed} (id ${created.id}) for ${user.name}`);
       return;
     }
     case 'list-categories': {
       const [name] = positionals(parse({}).positionals, 1, 'list-categories <user>');
       const user = await requireUser(name!);
-      ctx.print(['id', 'name', 'default', 'images'].join('\t'));
+      ctx.out(['id', 'name', 'default', 'images'].join('\t'));
       for (const category of await createCategoriesRepository(ctx.db).listForUser(user.id)) {
-        ctx.print([category.id, category.name, category.isDefault ? 'yes' : 'no', category.imageCount].join('\t'));
+        ctx.out([category.id, category.name, category.isDefault ? 'yes' : 'no', category.imageCount].join('\t'));
       }
       return;
     }
@@ -193,7 +196,7 @@ async function dispatch(command: string, args: string[], ctx: AdminContext): Pro
         deletedBefore = new Date(Date.now() - Number(values['older-than-days']) * 24 * 60 * 60 * 1000);
       }
       const storage = createFileStorage({ storageDir: ctx.config.storageDir, timeZone: ctx.config.timeZone });
-      const service = createImagesServiceFromDeps({
+      const { bin } = createServices({
         config: ctx.config,
         db: ctx.db,
         storage,
@@ -201,8 +204,8 @@ async function dispatch(command: string, args: string[], ctx: AdminContext): Pro
         metrics: createMetrics(),
         logger: pino({ level: 'silent' }),
       });
-      const purged = await service.purgeBinned({ deletedBefore, userId: user?.id });
-      ctx.print(`purged ${purged} image(s) from the recycle bin`);
+      const purged = await bin.purgeBinned({ deletedBefore, userId: user?.id });
+      ctx.out(`purged ${purged} image(s) from the recycle bin`);
       return;
     }
     default:

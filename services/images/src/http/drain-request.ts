@@ -13,6 +13,7 @@ export function drainUnreadBody(maxBytes: number): ErrorRequestHandler {
       next(error);
       return;
     }
+    req.log?.debug('request refused before its body arrived: reading and dropping the rest before answering');
     let drained = 0;
     let finished = false;
     const finish = () => {

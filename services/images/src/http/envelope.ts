@@ -1,21 +1,20 @@
-import type { Message } from './messages';
-
+/** The only place the image-hosting envelopes are built. */
 export interface SuccessEnvelope<T> {
   code: 0;
   msg: string;
   data?: T;
 }
+
 export interface FailureEnvelope {
   code: 1;
-  msg: Message;
+  msg: string;
 }
 
-/** The only place a success envelope is built. Pass no data for responses that carry none (delete). */
-export function ok<T>(msg: Message, data?: T): SuccessEnvelope<T> {
+/** Pass no data for answers that carry none (delete). */
+export function ok<T>(msg: string, data?: T): SuccessEnvelope<T> {
   return data === undefined ? { code: 0, msg } : { code: 0, msg, data };
 }
 
-/** The only place a failure envelope is built. */
-export function fail(msg: Message): FailureEnvelope {
+export function fail(msg: string): FailureEnvelope {
   return { code: 1, msg };
 }

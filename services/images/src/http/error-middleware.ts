@@ -1,27 +1,30 @@
-import type { ErrorRequestHandler } from 'express';
-import { AppError } from './app-error';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { AppError } from '../errors/app-error';
+import { Messages } from '../errors/messages';
 import { fail } from './envelope';
-import { Messages } from './messages';
 
-/** The single renderer of failures: expected ones as envelopes, anything else as the generic 500. */
+/** Any path no route answers. */
+export const notFound: RequestHandler = (_req, _res, next) => {
+  next(new AppError(Messages.unknownAction, 404));
+};
+
+/** A body parser's refusal (malformed or oversized body) as the client error it is; null for anything else. */
+function bodyRefusal(error: { status?: unknown; type?: unknown }): AppError | null {
+  const status = typeof error.status === 'number' ? error.status : 0;
+  const parserRefused = (typeof error.type === 'string' && error.type.startsWith('entity.')) || (status >= 400 && status < 500);
+  return parserRefused ? new AppError(Messages.malformedRequest, 200) : null;
+}
+
+/** The one place failures become envelopes. Unknown errors are logged in full and answered with the generic 500. */
 export const errorMiddleware: ErrorRequestHandler = (error, req, res, _next) => {
   if (res.headersSent) {
-    req.log?.error({ err: error }, 'error after response started');
+    req.log?.error({ err: error }, 'error after the response started');
     res.destroy();
     return;
   }
-  if (error instanceof AppError) {
-    res.status(error.httpStatus).json(fail(error.envelopeMessage));
-    return;
-  }
-  // body-parser failures (multipart ones are mapped where multer runs): not a well-formed body.
-  const bodyError = error as { type?: string; status?: number; message?: string };
-  if (typeof bodyError.type === 'string' && bodyError.type.startsWith('entity.')) {
-    res.status(200).json(fail(Messages.malformedRequest));
-    return;
-  }
-  if (bodyError.status === 400 || bodyError.status === 413 || bodyError.status === 415) {
-    res.status(200).json(fail(Messages.malformedRequest));
+  const expected = error instanceof AppError ? error : bodyRefusal(error ?? {});
+  if (expected) {
+    res.set(expected.headers).status(expected.status).json(fail(expected.message));
     return;
   }
   req.log?.error({ err: error }, 'unexpected fault');

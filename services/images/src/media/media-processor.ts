@@ -1,5 +1,5 @@
 import fs from 'node:fs/promises';
-import sharp, { type Metadata, type OutputInfo, type SharpOptions } from 'sharp';
+import sharp, { type Metadata, type SharpOptions } from 'sharp';
 
 export const MAX_INPUT_PIXELS = 50_000_000;
 export const THUMBNAIL_BOX = 400;
@@ -117,29 +117,24 @@ export function createMediaProcessor() {
 
     /**
      * Decodes the whole first frame (which is what proves the file is intact) into a WebP that fits
-     * 400×400, upright per EXIF, never upscaled. Returns false when the original should serve as
-     * its own thumbnail because it is already small, browser-viewable and not bigger in bytes.
+     * 400×400, upright per EXIF, never upscaled. Returns null when the original should serve as its
+     * own thumbnail because it is already small, browser-viewable and not bigger in bytes.
      */
-    async makeThumbnail(filePath: string, facts: ImageFacts, originalBytes: number, outputPath: string): Promise<boolean> {
-      let info: OutputInfo;
+    async makeThumbnail(filePath: string, facts: ImageFacts, originalBytes: number): Promise<Buffer | null> {
+      let thumbnail: Buffer;
       try {
-        info = await sharp(filePath, inputOptions)
+        thumbnail = await sharp(filePath, inputOptions)
           .rotate()
           .resize(THUMBNAIL_BOX, THUMBNAIL_BOX, { fit: 'inside', withoutEnlargement: true })
           .webp({ quality: 80 })
-          .toFile(outputPath);
+          .toBuffer();
       } catch (error) {
-        await fs.rm(outputPath, { force: true });
         const text = (error as Error).message;
         throw new MediaError(/pixel limit/i.test(text) ? 'too-many-pixels' : 'corrupt', text);
       }
       const originalFits = facts.width <= THUMBNAIL_BOX && facts.height <= THUMBNAIL_BOX;
-      const originalIsEnough = originalFits && !facts.animated && BROWSER_FORMATS.has(facts.format) && originalBytes <= info.size;
-      if (originalIsEnough) {
-        await fs.rm(outputPath, { force: true });
-        return false;
-      }
-      return true;
+      const originalIsEnough = originalFits && !facts.animated && BROWSER_FORMATS.has(facts.format) && originalBytes <= thumbnail.length;
+      return originalIsEnough ? null : thumbnail;
     },
   };
 }

@@ -10,7 +10,7 @@ export type UploadOutcome =
   | 'rejected_quota'
   | 'failed';
 
-/** One registry per app: the embedded front door mounts two services in one process. */
+/** One registry per app: the embedded front door mounts both services in one process. */
 export function createMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'images_' });
@@ -40,8 +40,7 @@ export function createMetrics() {
   });
   return {
     registry,
-    observeRequest(route: string, method: string, status: number, seconds: number) {
-      const labels = { route, method, status: String(status) };
+    observeRequest(labels: { route: string; method: string; status: string }, seconds: number) {
       httpRequests.inc(labels);
       httpDuration.observe(labels, seconds);
     },

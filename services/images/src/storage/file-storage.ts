@@ -52,17 +52,24 @@ export function createFileStorage(options: { storageDir: string; timeZone: strin
     return path.join(root, area, storageKey);
   };
 
-  return {
-    tmpDir,
+  const newTempPath = (): string => path.join(tmpDir, randomBytes(16).toString('hex'));
 
+  /** Makes a temp file durable, then renames it into place: readers never see a partial file. */
+  async function commitTempFile(tempFile: string, area: StorageArea, storageKey: string): Promise<void> {
+    const target = areaPath(area, storageKey);
+    await fsyncPath(tempFile, 'r+');
+    await ensureDurableDirectory(path.dirname(target));
+    await fs.rename(tempFile, target);
+    await fsyncPath(path.dirname(target), 'r');
+  }
+
+  return {
     async ensureDirectories(): Promise<void> {
       for (const dir of ['public', 'bin', 'thumbs', 'tmp']) await fs.mkdir(path.join(root, dir), { recursive: true });
     },
 
-    /** A fresh path in tmp/ for data that is not yet accepted. */
-    tempPath(suffix = ''): string {
-      return path.join(tmpDir, `${randomBytes(16).toString('hex')}${suffix}`);
-    },
+    /** A fresh path in tmp/ for data that is not yet accepted (an upload as it arrives). */
+    newTempPath,
 
     /** YYYY/MM/DD/<128 random bits>.<ext>, the day taken in the configured zone. */
     newStorageKey(extension: string, now: Date): string {
@@ -72,13 +79,17 @@ export function createFileStorage(options: { storageDir: string; timeZone: strin
 
     absolutePath: areaPath,
 
-    /** Makes a temp file durable, then renames it into place: readers never see a partial file. */
-    async commitTempFile(tempFile: string, area: StorageArea, storageKey: string): Promise<void> {
-      const target = areaPath(area, storageKey);
-      await fsyncPath(tempFile, 'r+');
-      await ensureDurableDirectory(path.dirname(target));
-      await fs.rename(tempFile, target);
-      await fsyncPath(path.dirname(target), 'r');
+    commitTempFile,
+
+    /** Writes bytes made here (a thumbnail) durably under their key: temp name, fsync, rename. */
+    async writeFile(area: StorageArea, storageKey: string, bytes: Buffer): Promise<void> {
+      const tempFile = newTempPath();
+      try {
+        await fs.writeFile(tempFile, bytes, { flag: 'wx' });
+        await commitTempFile(tempFile, area, storageKey);
+      } finally {
+        await removeQuietly(tempFile);
+      }
     },
 
     async move(from: StorageArea, to: StorageArea, storageKey: string): Promise<void> {
@@ -92,8 +103,9 @@ export function createFileStorage(options: { storageDir: string; timeZone: strin
       await removeQuietly(areaPath(area, storageKey));
     },
 
-    async removeTemp(tempFile: string | undefined): Promise<void> {
-      if (tempFile && path.dirname(tempFile) === tmpDir) await removeQuietly(tempFile);
+    /** Removes a file of tmp/ (a no-op once it was committed, i.e. renamed away). */
+    async removeTemp(tempFile: string): Promise<void> {
+      if (path.dirname(tempFile) === tmpDir) await removeQuietly(tempFile);
     },
 
     /**

@@ -27,7 +27,7 @@ export interface Harness {
 }
 
 export async function openHarness(): Promise<Harness> {
-  const database: TestDatabase = await createTestDatabase();
+  const database: TestDatabase = await createTestDatabase('tools');
   const db = openDb(database.url);
   await migrateToLatest(db);
   return {

@@ -10,10 +10,10 @@ export interface TestDatabase {
  * `pglite:memory` by default; with TEST_DATABASE_URL a uniquely named database on that server, because jest
  * runs test files in parallel.
  */
-export async function createTestDatabase(): Promise<TestDatabase> {
+export async function createTestDatabase(prefix: string): Promise<TestDatabase> {
   const adminUrl = process.env.TEST_DATABASE_URL;
   if (!adminUrl) return { url: 'pglite:memory', drop: async () => {} };
-  const name = `tools_t_${crypto.randomBytes(6).toString('hex')}`;
+  const name = `${prefix}_t_${crypto.randomBytes(6).toString('hex')}`;
   const admin: Knex = knex({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
   await admin.raw(`CREATE DATABASE ${name}`);
   const url = new URL(adminUrl);

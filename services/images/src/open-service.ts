@@ -1,28 +1,28 @@
 import type express from 'express';
 import type { Knex } from 'knex';
-import pino from 'pino';
-import { createApp, createImagesServiceFromDeps } from './app';
+import pino, { type Logger } from 'pino';
+import { createApp, createServices } from './app';
 import type { ImagesConfig } from './config';
 import { migrateToLatest, openDb } from './db/open-db';
 import { createMediaProcessor } from './media/media-processor';
 import { createMetrics } from './metrics/metrics';
 import { createFileStorage } from './storage/file-storage';
 
-const PURGE_INTERVAL_MS = 60 * 60 * 1000;
+const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
 /** Far beyond any live upload (Node's server.requestTimeout caps receiving a request at 5 minutes). */
 const STALE_TEMP_AGE_MS = 60 * 60 * 1000;
 
-export function createLogger(config: ImagesConfig): pino.Logger {
+export function createLogger(config: Pick<ImagesConfig, 'logLevel'>): Logger {
   return pino({ level: config.logLevel, base: { service: 'images' } });
 }
 
-/** Opens the db, migrates, prepares storage and builds the app; does not listen. */
+/** Opens the db, migrates, prepares storage, builds the app and starts housekeeping; does not listen. */
 export async function openImagesService(
   config: ImagesConfig,
   options: {
-    logger?: pino.Logger;
+    logger?: Logger;
     /** How often expired bin items are purged and stale temp files swept (default hourly); tests shorten it. */
-    purgeIntervalMs?: number;
+    housekeepingIntervalMs?: number;
     clock?: () => Date;
   } = {},
 ): Promise<{ app: express.Express; db: Knex; close(): Promise<void> }> {
@@ -33,14 +33,14 @@ export async function openImagesService(
     const storage = createFileStorage({ storageDir: config.storageDir, timeZone: config.timeZone });
     await storage.ensureDirectories();
     const deps = { config, db, storage, media: createMediaProcessor(), metrics: createMetrics(), logger, clock: options.clock };
-    const service = createImagesServiceFromDeps(deps);
-    const app = createApp(deps, service);
+    const services = createServices(deps);
+    const app = createApp(deps, services);
 
     let housekeeping: Promise<unknown> | undefined;
     const runHousekeeping = () => {
       if (housekeeping) return;
       housekeeping = Promise.all([
-        service
+        services.bin
           .purgeExpired()
           .then((count) => count > 0 && logger.info({ count }, 'purged expired recycle bin items'))
           .catch((error) => logger.error({ err: error }, 'automatic recycle bin purge failed')),
@@ -52,7 +52,7 @@ export async function openImagesService(
         housekeeping = undefined;
       });
     };
-    const intervalMs = options.purgeIntervalMs ?? PURGE_INTERVAL_MS;
+    const intervalMs = options.housekeepingIntervalMs ?? HOUSEKEEPING_INTERVAL_MS;
     const timer = setInterval(runHousekeeping, intervalMs);
     timer.unref();
     const firstRun = setTimeout(runHousekeeping, Math.min(5_000, intervalMs));

@@ -3,57 +3,20 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import knex, { type Knex } from 'knex';
+import type { Knex } from 'knex';
 import pino from 'pino';
 import type express from 'express';
-import { loadConfig, type ImagesConfig } from '../src/config';
-import { openImagesService } from '../src/service';
-import { createUser } from '../src/users/user-admin';
+import { loadConfig, type ImagesConfig } from '../../src/config';
+import { openImagesService } from '../../src/open-service';
+import { createUser } from '../../src/users/user-admin';
+import { createTestDatabase } from './test-database';
 
 export const MIB = 1024 * 1024;
-export const FIXTURES = path.join(__dirname, 'fixtures');
+export const FIXTURES = path.join(__dirname, '..', 'fixtures');
 export const fixture = (name: string) => path.join(FIXTURES, name);
 export const fixtureBytes = (name: string) => fs.readFileSync(fixture(name));
 
 export const realDatabaseUrl = process.env.TEST_DATABASE_URL;
-const requireReal = process.env.REQUIRE_REAL_SERVICES === '1';
-
-/**
- * For tests that need a real Postgres server (true concurrency). Skipped without one, unless
- * REQUIRE_REAL_SERVICES=1, which turns the skip into a failure.
- */
-export function describeWithRealPostgres(name: string, body: () => void): void {
-  if (realDatabaseUrl) {
-    describe(name, body);
-  } else if (requireReal) {
-    describe(name, () => {
-      test('needs real Postgres', () => {
-        throw new Error('REQUIRE_REAL_SERVICES=1 but TEST_DATABASE_URL is not set');
-      });
-    });
-  } else {
-    describe.skip(`${name} (needs TEST_DATABASE_URL)`, body);
-  }
-}
-
-/** A database for one test file: its own Postgres database on a real server, else in-memory PGlite. */
-async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  if (!realDatabaseUrl) return { url: 'pglite:memory', drop: async () => undefined };
-  const name = `images_t_${randomBytes(6).toString('hex')}`;
-  const admin = knex({ client: 'pg', connection: realDatabaseUrl, pool: { min: 0, max: 1 } });
-  await admin.raw(`CREATE DATABASE ${name}`);
-  await admin.destroy();
-  const url = new URL(realDatabaseUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const dropper = knex({ client: 'pg', connection: realDatabaseUrl, pool: { min: 0, max: 1 } });
-      await dropper.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await dropper.destroy();
-    },
-  };
-}
 
 export interface TestService {
   app: express.Express;
@@ -67,8 +30,8 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-export async function openTestService(env: Record<string, string> = {}, options: { purgeIntervalMs?: number; logger?: pino.Logger } = {}): Promise<TestService> {
-  const database = await createTestDatabase();
+export async function openTestService(env: Record<string, string> = {}, options: { housekeepingIntervalMs?: number; logger?: pino.Logger; clock?: () => Date } = {}): Promise<TestService> {
+  const database = await createTestDatabase('images');
   const storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'images-test-'));
   const config = loadConfig({
     DATABASE_URL: database.url,

@@ -1,4 +1,4 @@
-/** Every envelope message the service can send; openapi.yaml lists the same set. */
+/** Every envelope message the service sends; openapi.yaml lists the same set. */
 export const Messages = {
   ok: '成功',
   uploaded: '上传成功',

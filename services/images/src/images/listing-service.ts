@@ -1,0 +1,75 @@
+import type { CategoriesRepository } from '../categories/categories-repository';
+import { AppError } from '../errors/app-error';
+import { Messages } from '../errors/messages';
+import type { UserRow } from '../users/users-repository';
+import type { ImageViews, ListItem } from './image-views';
+import type { ImageRow, ImagesRepository, ImageStatus } from './images-repository';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface PageRequest {
+  page: number;
+  limit: number;
+  categoryId?: number;
+  keyword?: string;
+}
+
+export interface Page<T> {
+  list: T[];
+  total: number;
+  page: number;
+  limit: number;
+}
+
+export interface BinItem {
+  id: number;
+  original_name: string;
+  file_size: number;
+  create_time: string;
+  delete_time: string;
+  purge_time: string;
+}
+
+export function createListingService(deps: { images: ImagesRepository; categories: CategoriesRepository; views: ImageViews; recycleRetentionDays: number }) {
+  const { images, categories, views } = deps;
+
+  async function page<T>(user: UserRow, status: ImageStatus, request: PageRequest, show: (image: ImageRow) => T): Promise<Page<T>> {
+    // A category filter must name one of the user's categories, as on upload.
+    if (request.categoryId !== undefined && !(await categories.findOwned(user.id, request.categoryId))) {
+      throw new AppError(Messages.categoryNotFound, 200);
+    }
+    const { rows, total } = await images.list({
+      userId: user.id,
+      status,
+      categoryId: request.categoryId,
+      keyword: request.keyword,
+      limit: request.limit,
+      offset: (request.page - 1) * request.limit,
+    });
+    return { list: rows.map(show), total, page: request.page, limit: request.limit };
+  }
+
+  return {
+    /** The user's stored images, newest first. */
+    list(user: UserRow, request: PageRequest): Promise<Page<ListItem>> {
+      return page(user, 'stored', request, views.listItem);
+    },
+
+    /** The user's recycle bin, most recently deleted first, with when each item will be purged. */
+    trash(user: UserRow, request: PageRequest): Promise<Page<BinItem>> {
+      return page(user, 'binned', request, (image) => {
+        const deletedAt = image.deletedAt ?? image.createdAt;
+        return {
+          id: image.id,
+          original_name: image.originalName,
+          file_size: image.fileSize,
+          create_time: views.formatTime(image.createdAt),
+          delete_time: views.formatTime(deletedAt),
+          purge_time: views.formatTime(new Date(deletedAt.getTime() + deps.recycleRetentionDays * DAY_MS)),
+        };
+      });
+    },
+  };
+}
+
+export type ListingService = ReturnType<typeof createListingService>;
