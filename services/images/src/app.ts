@@ -13,9 +13,11 @@ import { requestLogging } from './http/request-logging';
 import { requestMetrics } from './http/request-metrics';
 import { createUploadReceiver } from './http/upload-receiver';
 import { createBinService } from './images/bin-service';
+import { createImageFiles } from './images/image-files';
 import { createImageViews } from './images/image-views';
 import { createImagesRepository } from './images/images-repository';
 import { createListingService } from './images/listing-service';
+import { createRecoveryService } from './images/recovery-service';
 import { createThumbnailService } from './images/thumbnail-service';
 import { createUploadService } from './images/upload-service';
 import type { MediaProcessor } from './media/media-processor';
@@ -44,11 +46,13 @@ export function createServices(deps: AppDeps) {
   const images = createImagesRepository(db);
   const signer = createThumbSigner(config.thumbSigningSecret);
   const views = createImageViews({ publicBaseUrl: config.publicBaseUrl, timeZone: config.timeZone, signer });
+  const files = createImageFiles(storage, logger);
   return {
     auth: createAuthService({ users }),
-    uploads: createUploadService({ images, categories, storage, media: deps.media, views, logger, clock }),
+    uploads: createUploadService({ images, categories, storage, files, media: deps.media, views, logger, clock }),
     listing: createListingService({ images, categories, views, recycleRetentionDays: config.recycleRetentionDays }),
-    bin: createBinService({ images, storage, logger, clock, recycleRetentionDays: config.recycleRetentionDays }),
+    bin: createBinService({ images, files, clock, recycleRetentionDays: config.recycleRetentionDays }),
+    recovery: createRecoveryService({ images, files, logger, clock }),
     thumbnails: createThumbnailService({ images, storage, signer }),
     categories: createCategoriesService({ categories, formatTime: views.formatTime }),
     profile: createProfileService({ users, recycleRetentionDays: config.recycleRetentionDays }),

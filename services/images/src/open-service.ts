@@ -25,7 +25,7 @@ export async function openImagesService(
     housekeepingIntervalMs?: number;
     clock?: () => Date;
   } = {},
-): Promise<{ app: express.Express; db: Knex; close(): Promise<void> }> {
+): Promise<{ app: express.Express; db: Knex; runHousekeeping(): Promise<void>; close(): Promise<void> }> {
   const logger = options.logger ?? createLogger(config);
   const db = openDb(config.database);
   try {
@@ -36,31 +36,39 @@ export async function openImagesService(
     const services = createServices(deps);
     const app = createApp(deps, services);
 
-    let housekeeping: Promise<unknown> | undefined;
-    const runHousekeeping = () => {
-      if (housekeeping) return;
-      housekeeping = Promise.all([
+    let housekeeping: Promise<void> | undefined;
+    /** One run at a time; a call during a run waits for that run. */
+    const runHousekeeping = (): Promise<void> => {
+      housekeeping ??= Promise.all([
+        services.recovery
+          .recoverStalled()
+          .then((count) => count > 0 && logger.info({ count }, 'finished image steps left by stopped processes'))
+          .catch((error) => logger.error({ err: error }, 'recovering unfinished image steps failed')),
         services.bin
           .purgeExpired()
           .then((count) => count > 0 && logger.info({ count }, 'purged expired recycle bin items'))
           .catch((error) => logger.error({ err: error }, 'automatic recycle bin purge failed')),
         storage
-          .removeStaleTemp(new Date(Date.now() - STALE_TEMP_AGE_MS))
+          .removeStaleTemp(new Date((options.clock?.() ?? new Date()).getTime() - STALE_TEMP_AGE_MS))
           .then((count) => count > 0 && logger.info({ count }, 'removed temp files left by interrupted uploads'))
           .catch((error) => logger.error({ err: error }, 'sweeping stale temp files failed')),
-      ]).finally(() => {
-        housekeeping = undefined;
-      });
+      ])
+        .then(() => undefined)
+        .finally(() => {
+          housekeeping = undefined;
+        });
+      return housekeeping;
     };
     const intervalMs = options.housekeepingIntervalMs ?? HOUSEKEEPING_INTERVAL_MS;
-    const timer = setInterval(runHousekeeping, intervalMs);
+    const timer = setInterval(() => void runHousekeeping(), intervalMs);
     timer.unref();
-    const firstRun = setTimeout(runHousekeeping, Math.min(5_000, intervalMs));
+    const firstRun = setTimeout(() => void runHousekeeping(), Math.min(5_000, intervalMs));
     firstRun.unref();
 
     return {
       app,
       db,
+      runHousekeeping,
       async close() {
         clearInterval(timer);
         clearTimeout(firstRun);

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
+import pino from 'pino';
 import { createImagesRepository } from '../src/images/images-repository';
 import {
   createTestUser,
@@ -423,21 +424,32 @@ describe('routing', () => {
   });
 });
 
-describe('automatic purge', () => {
-  test('when tmp/ holds a file left by an upload that died over an hour ago, then it is swept; fresh temp files stay', async () => {
-    const auto = await import('./support/harness').then((h) => h.openTestService({}, { housekeepingIntervalMs: 100 }));
+describe('housekeeping', () => {
+  test('when the service runs, then its timer runs housekeeping by itself (here every 100 ms)', async () => {
+    let onSweep: () => void = () => undefined;
+    const swept = new Promise<void>((resolve) => (onSweep = resolve));
+    const logger = pino({ level: 'info' }, { write: (line: string) => line.includes('removed temp files') && onSweep() });
+    const auto = await openTestService({}, { housekeepingIntervalMs: 100, logger });
     try {
-      const tmp = path.join(auto.storageDir, 'tmp');
-      fs.writeFileSync(path.join(tmp, 'a'.repeat(32)), 'partial upload');
+      const stale = path.join(auto.storageDir, 'tmp', 'a'.repeat(32));
+      fs.writeFileSync(stale, 'partial upload');
       const twoHoursAgo = new Date(Date.now() - 2 * 3600 * 1000);
-      fs.utimesSync(path.join(tmp, 'a'.repeat(32)), twoHoursAgo, twoHoursAgo);
-      fs.writeFileSync(path.join(tmp, 'b'.repeat(32)), 'upload in flight');
-      const deadline = Date.now() + 5000;
-      while (filesIn(auto.storageDir, 'tmp').length > 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      expect(filesIn(auto.storageDir, 'tmp')).toEqual(['b'.repeat(32)]);
+      fs.utimesSync(stale, twoHoursAgo, twoHoursAgo);
+      await swept;
+      expect(filesIn(auto.storageDir, 'tmp')).toEqual([]);
     } finally {
       await auto.close();
     }
+  });
+
+  test('when tmp/ holds a file left by an upload that died over an hour ago, then it is swept; fresh temp files stay', async () => {
+    const tmp = path.join(svc.storageDir, 'tmp');
+    fs.writeFileSync(path.join(tmp, 'a'.repeat(32)), 'partial upload');
+    const twoHoursAgo = new Date(Date.now() - 2 * 3600 * 1000);
+    fs.utimesSync(path.join(tmp, 'a'.repeat(32)), twoHoursAgo, twoHoursAgo);
+    fs.writeFileSync(path.join(tmp, 'b'.repeat(32)), 'upload in flight');
+    await svc.runHousekeeping();
+    expect(filesIn(svc.storageDir, 'tmp')).toEqual(['b'.repeat(32)]);
   });
 
   test('when an expired bin item is restored and binned again before its purge runs, then the purge leaves it', async () => {
@@ -446,32 +458,21 @@ describe('automatic purge', () => {
     await request(svc.app).post(`${API}?action=delete`).set('X-API-Token', user.token).send({ id: image.id });
     // What the purge saw when it picked the id: an age over the cut-off. Since then it was binned anew.
     const cutOff = new Date(Date.now() - 30 * 24 * 3600 * 1000);
-    const purged = await createImagesRepository(svc.db).purge(image.id, { deletedBefore: cutOff });
-    expect(purged).toBeNull();
+    const purging = await createImagesRepository(svc.db).startStep(image.id, { from: 'binned', via: 'purging' }, { deletedBefore: cutOff });
+    expect(purging).toBeNull();
     expect((await imageRows(svc.db)).map((row) => row.status)).toEqual(['binned']);
     expect(await usedBytes(svc.db, user.id)).toBe(image.file_size);
   });
 
-  test('when a bin item is older than the retention period, then it is purged automatically; newer ones stay', async () => {
-    const auto = await import('./support/harness').then((h) => h.openTestService({ RECYCLE_RETENTION_DAYS: '30' }, { housekeepingIntervalMs: 100 }));
-    try {
-      const user = await createTestUser(auto.db);
-      const send = (id: number) => request(auto.app).post(`${API}?action=delete`).set('X-API-Token', user.token).send({ id });
-      const up = async () => (await request(auto.app).post(`${API}?action=upload`).set('X-API-Token', user.token).attach('file', fixture('tiny.png'))).body.data;
-      const old = await up();
-      const recent = await up();
-      await send(old.id);
-      await send(recent.id);
-      await auto.db('images').where({ id: old.id }).update({ deleted_at: new Date(Date.now() - 31 * 24 * 3600 * 1000) });
-      // The purge deletes the row, then the file: wait for both.
-      const deadline = Date.now() + 5000;
-      const settled = async () => (await imageRows(auto.db)).length === 1 && filesIn(auto.storageDir, 'bin').length === 1;
-      while (!(await settled()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      expect((await imageRows(auto.db)).map((row) => Number(row.id))).toEqual([recent.id]);
-      expect(await usedBytes(auto.db, user.id)).toBe(recent.file_size);
-      expect(filesIn(auto.storageDir, 'bin')).toEqual([path.posix.join(...new URL(recent.url).pathname.split('/').slice(2))]);
-    } finally {
-      await auto.close();
-    }
+  test('when a bin item is older than the retention period, then housekeeping purges it; newer ones stay', async () => {
+    const user = await createTestUser(svc.db);
+    const old = await upload(user.token);
+    const recent = await upload(user.token);
+    for (const id of [old.id, recent.id]) await request(svc.app).post(`${API}?action=delete`).set('X-API-Token', user.token).send({ id });
+    await svc.db('images').where({ id: old.id }).update({ deleted_at: new Date(Date.now() - 31 * 24 * 3600 * 1000) });
+    await svc.runHousekeeping();
+    expect((await imageRows(svc.db)).map((row) => Number(row.id))).toEqual([recent.id]);
+    expect(await usedBytes(svc.db, user.id)).toBe(recent.file_size);
+    expect(filesIn(svc.storageDir, 'bin')).toEqual([path.posix.join(...new URL(recent.url).pathname.split('/').slice(2))]);
   });
 });

@@ -51,7 +51,7 @@ describeWithRealServer('TEST_DATABASE_URL', 'quota under concurrency (real Postg
     expect(await usedBytes(svc.db, user.id)).toBe(fixtureBytes('photo.webp').length);
   });
 
-  test('when an upload is between its charge and its row, then the charge is not yet committed (a crash there leaves no charge)', async () => {
+  test('when an upload is between its charge and its files, then charge and pending row are committed together, unlisted; when the files are durable, it is stored', async () => {
     await svc.reset();
     const user = await createTestUser(svc.db);
     const storage = createFileStorage({ storageDir: svc.storageDir, timeZone: svc.config.timeZone });
@@ -59,7 +59,7 @@ describeWithRealServer('TEST_DATABASE_URL', 'quota under concurrency (real Postg
     const atCommit = new Promise<void>((resolve) => (reachedCommit = resolve));
     let releaseCommit!: () => void;
     const released = new Promise<void>((resolve) => (releaseCommit = resolve));
-    // Holds the upload right where the files are made durable: after the quota charge, before the row.
+    // Holds the upload right where the files are made durable: after the charge and the pending row.
     const heldStorage = {
       ...storage,
       async commitTempFile(...args: Parameters<typeof storage.commitTempFile>) {
@@ -73,14 +73,18 @@ describeWithRealServer('TEST_DATABASE_URL', 'quota under concurrency (real Postg
     const pending = request(app).post('/api/image.php?action=upload').set('X-API-Token', user.token).attach('file', fixture('photo.webp')).then((res) => res);
     try {
       await atCommit;
-      expect(await usedBytes(svc.db, user.id)).toBe(0);
-      expect(await imageRows(svc.db, user.id)).toEqual([]);
+      // Counted against the quota at once (so concurrent uploads cannot overshoot), recorded as
+      // pending (so a crash now is undone by recovery), and not shown to anyone yet.
+      expect(await usedBytes(svc.db, user.id)).toBe(fixtureBytes('photo.webp').length);
+      expect((await imageRows(svc.db, user.id)).map((row) => row.status)).toEqual(['pending']);
+      const listed = await request(app).get('/api/image.php?action=list').set('X-API-Token', user.token);
+      expect(listed.body.data).toMatchObject({ list: [], total: 0 });
     } finally {
       releaseCommit();
     }
     const res = await pending;
     expect(res.body.code).toBe(0);
     expect(await usedBytes(svc.db, user.id)).toBe(fixtureBytes('photo.webp').length);
-    expect(await imageRows(svc.db, user.id)).toHaveLength(1);
+    expect((await imageRows(svc.db, user.id)).map((row) => row.status)).toEqual(['stored']);
   });
 });

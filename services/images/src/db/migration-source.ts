@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import * as initial from '../../migrations/20261122020000_initial';
+import * as imageTransitions from '../../migrations/20261123010000_image_transitions';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -7,7 +8,10 @@ interface Migration {
 }
 
 // Imported explicitly so the same list works under tsx, jest and the compiled dist/ build.
-const migrations: ReadonlyArray<readonly [string, Migration]> = [['20261122020000_initial', initial]];
+const migrations: ReadonlyArray<readonly [string, Migration]> = [
+  ['20261122020000_initial', initial],
+  ['20261123010000_image_transitions', imageTransitions],
+];
 
 export const migrationSource: Knex.MigrationSource<string> = {
   getMigrations: async () => migrations.map(([name]) => name),

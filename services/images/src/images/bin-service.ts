@@ -1,49 +1,41 @@
-import type { Logger } from 'pino';
 import { AppError } from '../errors/app-error';
 import { Messages } from '../errors/messages';
-import type { FileStorage, StorageArea } from '../storage/file-storage';
 import type { UserRow } from '../users/users-repository';
-import type { ImageRow, ImagesRepository } from './images-repository';
+import type { ImageFiles } from './image-files';
+import type { ImagesRepository, Move } from './images-repository';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const PURGE_BATCH = 500;
 
-export function createBinService(deps: { images: ImagesRepository; storage: FileStorage; logger: Logger; clock: () => Date; recycleRetentionDays: number }) {
-  const { images, storage, logger } = deps;
+export const TO_BIN: Move = { from: 'stored', via: 'binning', to: 'binned' };
+export const FROM_BIN: Move = { from: 'binned', via: 'restoring', to: 'stored' };
 
-  /**
-   * Flips the row (`flip` returns null when the id is not the user's image in the expected state) and
-   * moves its file between areas in the same transaction: if the move fails, the row stays as it was.
-   */
-  async function moveImage(
-    flip: (moveFile: (image: ImageRow) => Promise<void>) => Promise<ImageRow | null>,
-    from: StorageArea,
-    to: StorageArea,
-  ): Promise<void> {
-    let moved: string | undefined;
+/**
+ * Delete, restore and purge: each is commit (the row enters its step), file operation, commit. A
+ * crash in between leaves the row in its step, and recovery (recovery-service.ts) finishes it.
+ */
+export function createBinService(deps: { images: ImagesRepository; files: ImageFiles; clock: () => Date; recycleRetentionDays: number }) {
+  const { images, files } = deps;
+
+  async function move(user: UserRow, id: number, step: Move): Promise<void> {
+    const image = await images.startStep(id, step, { userId: user.id });
+    if (!image) throw new AppError(Messages.imageNotFound, 200);
     try {
-      const image = await flip(async (row) => {
-        try {
-          await storage.move(from, to, row.storageKey);
-          moved = row.storageKey;
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-          logger.warn({ imageId: row.id, from }, 'file already missing while moving it');
-        }
-      });
-      if (!image) throw new AppError(Messages.imageNotFound, 200);
+      await files.place(image, step.to === 'binned' ? 'bin' : 'public');
     } catch (error) {
-      if (moved && !(error instanceof AppError)) await storage.move(to, from, moved).catch(() => undefined);
+      // The rename did not happen: the file is where it was, so the row goes back too.
+      await images.undoMove(id, step);
       throw error;
     }
+    await images.finishMove(id, step);
   }
 
-  async function purgeImage(id: number, options: { userId?: number; deletedBefore?: Date }): Promise<boolean> {
-    const image = await images.purge(id, options);
+  async function purgeImage(id: number, scope: { userId?: number; deletedBefore?: Date }): Promise<boolean> {
+    const image = await images.startStep(id, { from: 'binned', via: 'purging' }, scope);
     if (!image) return false;
-    // The row is gone and the bytes refunded; leftover files would only be unreachable garbage.
-    await storage.remove('bin', image.storageKey).catch((error) => logger.error({ err: error, imageId: id }, 'could not remove purged file'));
-    if (image.thumbKey) await storage.remove('thumbs', image.thumbKey).catch((error) => logger.error({ err: error, imageId: id }, 'could not remove purged thumbnail'));
+    // Should removal fail, the row stays purging (out of the bin list) and recovery finishes it.
+    await files.removeAll(image);
+    await images.deletePurged(image.id);
     return true;
   }
 
@@ -53,8 +45,8 @@ export function createBinService(deps: { images: ImagesRepository; storage: File
     for (;;) {
       const ids = await images.findBinnedIds({ ...options, limit: PURGE_BATCH });
       if (ids.length === 0) return purged;
-      // The age is checked again as each row is deleted: one restored and binned again since the
-      // lookup is young again and stays.
+      // The age is checked again as each row enters its step: one restored and binned again since
+      // the lookup is young again and stays.
       for (const id of ids) if (await purgeImage(id, { deletedBefore: options.deletedBefore })) purged += 1;
     }
   }
@@ -62,11 +54,11 @@ export function createBinService(deps: { images: ImagesRepository; storage: File
   return {
     /** Moves the image to the bin: its file leaves public/ so url and thumb_url answer 404. */
     delete(user: UserRow, id: number): Promise<void> {
-      return moveImage((moveFile) => images.bin(user.id, id, moveFile), 'public', 'bin');
+      return move(user, id, TO_BIN);
     },
 
     restore(user: UserRow, id: number): Promise<void> {
-      return moveImage((moveFile) => images.restore(user.id, id, moveFile), 'bin', 'public');
+      return move(user, id, FROM_BIN);
     },
 
     /** Permanently removes one image from the user's bin and frees its bytes. */

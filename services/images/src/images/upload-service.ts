@@ -5,6 +5,7 @@ import { Messages } from '../errors/messages';
 import { MediaError, type MediaProcessor } from '../media/media-processor';
 import type { FileStorage } from '../storage/file-storage';
 import type { UserRow } from '../users/users-repository';
+import type { ImageFiles } from './image-files';
 import type { UploadResult, ImageViews } from './image-views';
 import type { ImagesRepository } from './images-repository';
 
@@ -34,6 +35,7 @@ export interface UploadServiceDeps {
   images: ImagesRepository;
   categories: CategoriesRepository;
   storage: FileStorage;
+  files: ImageFiles;
   media: MediaProcessor;
   views: ImageViews;
   logger: Logger;
@@ -60,7 +62,7 @@ function refusalFor(error: MediaError): AppError {
 }
 
 export function createUploadService(deps: UploadServiceDeps) {
-  const { images, categories, storage, media, views, logger } = deps;
+  const { images, categories, storage, files, media, views, logger } = deps;
 
   /** Waits for the holder of an idempotency key to finish; returns its result, or null once the key is ours. */
   async function claimOrReplay(userId: number, key: string): Promise<UploadResult | null> {
@@ -87,7 +89,10 @@ export function createUploadService(deps: UploadServiceDeps) {
     return owned.id;
   }
 
-  /** Validates the bytes, makes the thumbnail and stores both with the row; returns what the client sees. */
+  /**
+   * Validates the bytes and makes the thumbnail; then, so that a crash at any point leaves nothing
+   * recovery does not clean: charge + pending row (commit), both files (durable), stored (commit).
+   */
   async function store(user: UserRow, file: ReceivedFile, categoryId: number, idempotencyKey: string | undefined) {
     let facts;
     let thumbnail;
@@ -100,26 +105,35 @@ export function createUploadService(deps: UploadServiceDeps) {
       throw refusalFor(error);
     }
     const now = deps.clock();
-    const storageKey = storage.newStorageKey(facts.extension, now);
-    const thumbKey = thumbnail ? storage.newStorageKey('webp', now) : null;
-    const originalName = cleanOriginalName(file.originalName, facts.extension);
-    const image = { storageKey, originalName, fileSize: file.size, width: facts.width, height: facts.height };
+    const reserved = await images.reserveUpload(
+      {
+        userId: user.id,
+        categoryId,
+        storageKey: storage.newStorageKey(facts.extension, now),
+        thumbKey: thumbnail ? storage.newStorageKey('webp', now) : null,
+        format: facts.format,
+        originalName: cleanOriginalName(file.originalName, facts.extension),
+        fileSize: file.size,
+        width: facts.width,
+        height: facts.height,
+      },
+      idempotencyKey,
+    );
+    if (!reserved) throw new AppError(Messages.quotaExceeded, 200);
     try {
-      // Charge, file commit and row insert form one transaction: if anything fails or the process
-      // dies on the way, the charge rolls back with the row. The row commits only after both files are durable.
-      const row = await images.insertCharged(
-        { userId: user.id, categoryId, thumbKey, format: facts.format, ...image },
-        async () => {
-          await storage.commitTempFile(file.path, 'public', storageKey);
-          if (thumbnail && thumbKey) await storage.writeFile('thumbs', thumbKey, thumbnail);
-        },
-        idempotencyKey ? { key: idempotencyKey, result: (id) => views.uploadResult({ id, ...image }) } : undefined,
-      );
-      if (!row) throw new AppError(Messages.quotaExceeded, 200);
-      return { image: views.uploadResult(row), madeThumbnail: thumbnail !== null };
+      await storage.commitTempFile(file.path, 'public', reserved.storageKey);
+      if (thumbnail && reserved.thumbKey) await storage.writeFile('thumbs', reserved.thumbKey, thumbnail);
+      const stored = await images.completeUpload(reserved.id, idempotencyKey ? views.uploadResult(reserved) : undefined);
+      if (!stored) throw new Error(`pending upload ${reserved.id} was recovered as abandoned before it completed`);
+      return { image: views.uploadResult(stored), madeThumbnail: thumbnail !== null };
     } catch (error) {
-      await storage.remove('public', storageKey);
-      if (thumbKey) await storage.remove('thumbs', thumbKey);
+      try {
+        await files.removeAll(reserved);
+        await images.dropUpload(reserved.id);
+      } catch (cleanupError) {
+        // The row stays pending; recovery removes its files and refunds it later.
+        logger.error({ err: cleanupError, imageId: reserved.id }, 'could not undo a failed upload; recovery will');
+      }
       throw error;
     }
   }

@@ -99,6 +99,13 @@ export function createFileStorage(options: { storageDir: string; timeZone: strin
       await fsyncPath(path.dirname(target), 'r');
     },
 
+    async exists(area: StorageArea, storageKey: string): Promise<boolean> {
+      return fs.access(areaPath(area, storageKey)).then(
+        () => true,
+        () => false,
+      );
+    },
+
     async remove(area: StorageArea, storageKey: string): Promise<void> {
       await removeQuietly(areaPath(area, storageKey));
     },

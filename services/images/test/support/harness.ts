@@ -25,6 +25,8 @@ export interface TestService {
   db: Knex;
   config: ImagesConfig;
   storageDir: string;
+  /** Recovery of unfinished steps, the bin purge and the tmp/ sweep, once, now (as the hourly timer does). */
+  runHousekeeping(): Promise<void>;
   /** Empties every table a test may fill and the storage tree; restores the default groups. */
   reset(): Promise<void>;
   close(): Promise<void>;
@@ -49,6 +51,7 @@ export async function openTestService(env: Record<string, string> = {}, options:
     db: service.db,
     config,
     storageDir,
+    runHousekeeping: service.runHousekeeping,
     async reset() {
       await service.db.raw('TRUNCATE idempotency_keys, images, categories, users RESTART IDENTITY CASCADE');
       await service.db('groups').whereNotIn('name', ['default', 'vip']).delete();
@@ -99,4 +102,25 @@ export async function imageRows(db: Knex, userId?: number): Promise<Array<Record
 export function publicPathOf(storageDir: string, url: string): string {
   const key = url.replace(/^http:\/\/img\.test\/i\//, '');
   return path.join(storageDir, 'public', key);
+}
+
+/**
+ * The store's invariant: every image at rest has exactly its files (stored: original in public/,
+ * binned: in bin/; its thumbnail in thumbs/), no file is without its row, no row is mid-step, and
+ * each user's used bytes are the sum of their images' sizes.
+ */
+export async function expectConsistentStore(db: Knex, storageDir: string): Promise<void> {
+  const rows = await imageRows(db);
+  expect(rows.filter((row) => row.status !== 'stored' && row.status !== 'binned')).toEqual([]);
+  const expected = {
+    public: rows.filter((row) => row.status === 'stored').map((row) => String(row.storage_key)).sort(),
+    bin: rows.filter((row) => row.status === 'binned').map((row) => String(row.storage_key)).sort(),
+    thumbs: rows.filter((row) => row.thumb_key !== null).map((row) => String(row.thumb_key)).sort(),
+  };
+  expect({ public: filesIn(storageDir, 'public'), bin: filesIn(storageDir, 'bin'), thumbs: filesIn(storageDir, 'thumbs') }).toEqual(expected);
+  const users: Array<{ id: unknown; used_bytes: unknown }> = await db('users').select('id', 'used_bytes');
+  for (const user of users) {
+    const owned = rows.filter((row) => Number(row.user_id) === Number(user.id)).reduce((sum, row) => sum + Number(row.file_size), 0);
+    expect({ user: Number(user.id), usedBytes: Number(user.used_bytes) }).toEqual({ user: Number(user.id), usedBytes: owned });
+  }
 }

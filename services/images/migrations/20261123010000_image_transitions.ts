@@ -1,0 +1,29 @@
+import type { Knex } from 'knex';
+
+/**
+ * Files and rows change in steps that a crash can interrupt: an upload writes its files between two
+ * commits, and delete/restore/purge move or remove a file between two commits. The row records the
+ * step in progress (pending, binning, restoring, purging) and when it began, so that recovery can
+ * finish or undo whatever a dead process left, and no file ever outlives its row, or a row its file.
+ */
+export async function up(db: Knex): Promise<void> {
+  await db.raw('ALTER TABLE images DROP CONSTRAINT images_status_known');
+  await db.raw('ALTER TABLE images ALTER COLUMN status TYPE varchar(16)');
+  await db.raw(
+    "ALTER TABLE images ADD CONSTRAINT images_status_known CHECK (status IN ('pending', 'stored', 'binning', 'binned', 'restoring', 'purging'))",
+  );
+  await db.raw('ALTER TABLE images ADD COLUMN status_changed_at timestamptz NOT NULL DEFAULT now()');
+  await db.raw("CREATE INDEX images_in_transition ON images (status_changed_at) WHERE status IN ('pending', 'binning', 'restoring', 'purging')");
+}
+
+export async function down(db: Knex): Promise<void> {
+  await db.raw('DROP INDEX IF EXISTS images_in_transition');
+  await db.raw('ALTER TABLE images DROP COLUMN status_changed_at');
+  // Rows caught mid-step cannot be expressed in the old schema: finish the ones that can, drop uploads.
+  await db.raw("UPDATE images SET status = 'binned' WHERE status IN ('binning', 'purging')");
+  await db.raw("UPDATE images SET status = 'stored', deleted_at = NULL WHERE status = 'restoring'");
+  await db.raw("DELETE FROM images WHERE status = 'pending'");
+  await db.raw('ALTER TABLE images DROP CONSTRAINT images_status_known');
+  await db.raw('ALTER TABLE images ALTER COLUMN status TYPE varchar(8)');
+  await db.raw("ALTER TABLE images ADD CONSTRAINT images_status_known CHECK (status IN ('stored', 'binned'))");
+}
