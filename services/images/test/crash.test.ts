@@ -94,7 +94,7 @@ describeWithRealServer('TEST_DATABASE_URL', 'kill -9 while files are written (re
     let uploaded: number[] = [];
     await startAndKillWhenFileAppears('bin', async (port, token) => {
       const answers = await Promise.all([upload(port, token), upload(port, token)]);
-      uploaded = (await Promise.all(answers.map((answer) => answer.json()))).map((body: { data: { id: number } }) => body.data.id);
+      uploaded = (await Promise.all(answers.map(async (answer) => (await answer.json()) as { data: { id: number } }))).map((body) => body.data.id);
       await Promise.all(uploaded.map((id) => fetch(`http://127.0.0.1:${port}/api/image.php?action=delete`, { method: 'POST', headers: { 'X-API-Token': token, 'Content-Type': 'application/json' }, body: JSON.stringify({ id }) })));
     });
     expect(uploaded).toHaveLength(2);
