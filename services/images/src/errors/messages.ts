@@ -20,6 +20,7 @@ export const Messages = {
   corruptImage: '图片文件已损坏',
   malformedRequest: '请求格式错误',
   idempotencyInProgress: '相同的请求正在处理中',
+  storageFull: '服务器存储空间不足，请稍后重试',
   internalError: '服务器内部错误',
 } as const;
 

@@ -15,6 +15,12 @@ function bodyRefusal(error: { status?: unknown; type?: unknown }): AppError | nu
   return parserRefused ? new AppError(Messages.malformedRequest, 200) : null;
 }
 
+/** The machine's disk is full (or over its quota): a fault of the server, never of the request. */
+function isStorageFull(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
+}
+
 /** The one place failures become envelopes. Unknown errors are logged in full and answered with the generic 500. */
 export const errorMiddleware: ErrorRequestHandler = (error, req, res, _next) => {
   if (res.headersSent) {
@@ -25,6 +31,11 @@ export const errorMiddleware: ErrorRequestHandler = (error, req, res, _next) => 
   const expected = error instanceof AppError ? error : bodyRefusal(error ?? {});
   if (expected) {
     res.set(expected.headers).status(expected.status).json(fail(expected.message));
+    return;
+  }
+  if (isStorageFull(error)) {
+    req.log?.error({ err: error }, 'storage full: the request was refused and undone');
+    res.status(507).json(fail(Messages.storageFull));
     return;
   }
   req.log?.error({ err: error }, 'unexpected fault');

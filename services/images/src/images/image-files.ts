@@ -11,11 +11,13 @@ export function createImageFiles(storage: FileStorage, logger: Logger) {
     /** Puts the original in `area` (public: served under /i/; bin: not served), from the other area. */
     async place(image: ImageRow, area: 'public' | 'bin'): Promise<void> {
       const from = area === 'public' ? 'bin' : 'public';
-      try {
+      if (await storage.exists(from, image.storageKey)) {
         await storage.move(from, area, image.storageKey);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-        if (!(await storage.exists(area, image.storageKey))) logger.error({ imageId: image.id, storageKey: image.storageKey }, 'image file missing from both public/ and bin/');
+        return;
+      }
+      // Moved already (by the step that crashed, or another recovery run); or lost.
+      if (!(await storage.exists(area, image.storageKey))) {
+        logger.error({ imageId: image.id, storageKey: image.storageKey }, 'image file missing from both public/ and bin/');
       }
     },
 

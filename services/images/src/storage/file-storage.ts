@@ -21,15 +21,28 @@ async function fsyncPath(target: string, flags: string): Promise<void> {
 
 /**
  * mkdir -p, made durable: a directory entry is only on disk once its parent is fsynced, so each
- * parent that gained a directory is synced (the first upload of a day creates YYYY/MM/DD).
+ * parent that gained a directory is synced (the first upload of a day creates YYYY/MM/DD). Made one
+ * level at a time: Node's recursive mkdir reports a full disk as ENOENT.
  */
 async function ensureDurableDirectory(dir: string): Promise<void> {
-  const firstCreated = await fs.mkdir(dir, { recursive: true });
-  if (firstCreated === undefined) return;
-  for (let created = dir; ; created = path.dirname(created)) {
+  const missing: string[] = [];
+  for (let current = dir; !(await isDirectory(current)); current = path.dirname(current)) missing.unshift(current);
+  for (const created of missing) {
+    try {
+      await fs.mkdir(created);
+    } catch (error) {
+      // Another request (or replica) made it first.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
     await fsyncPath(path.dirname(created), 'r');
-    if (created === firstCreated) return;
   }
+}
+
+async function isDirectory(target: string): Promise<boolean> {
+  return fs.stat(target).then(
+    (stats) => stats.isDirectory(),
+    () => false,
+  );
 }
 
 async function removeQuietly(target: string): Promise<void> {

@@ -34,7 +34,7 @@ export interface TestService {
 
 export async function openTestService(env: Record<string, string> = {}, options: { housekeepingIntervalMs?: number; logger?: pino.Logger; clock?: () => Date } = {}): Promise<TestService> {
   const database = await createTestDatabase('images');
-  const storageDir = fs.mkdtempSync(path.join(os.tmpdir(), 'images-test-'));
+  const storageDir = env.STORAGE_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'images-test-'));
   const config = loadConfig({
     DATABASE_URL: database.url,
     STORAGE_DIR: storageDir,
