@@ -4,6 +4,18 @@ import { z } from 'zod';
 const MIB = 1024 * 1024;
 const DEV_THUMB_SECRET = 'dev-only-thumb-signing-secret-change-me-0123456789';
 
+/** Values that ship in .env.example and the docs: whoever copied one has not set a secret. */
+const PLACEHOLDER = /change[-_ ]?me|placeholder|example|dev-only/i;
+
+function placeholderPassword(databaseUrl: string): boolean {
+  if (!/^postgres(ql)?:\/\//.test(databaseUrl)) return false;
+  try {
+    return PLACEHOLDER.test(decodeURIComponent(new URL(databaseUrl).password));
+  } catch {
+    return false;
+  }
+}
+
 const intFromEnv = (fallback: number, min: number) =>
   z
     .string()
@@ -45,12 +57,15 @@ const schema = z
     MAX_UPLOAD_BYTES: intFromEnv(64 * MIB, 1),
   })
   .superRefine((env, ctx) => {
-    if (env.NODE_ENV === 'production' && (env.THUMB_SIGNING_SECRET ?? '').length < 32) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['THUMB_SIGNING_SECRET'],
-        message: 'is required and must be at least 32 characters when NODE_ENV=production',
-      });
+    if (env.NODE_ENV !== 'production') return;
+    const secret = env.THUMB_SIGNING_SECRET ?? '';
+    if (secret.length < 32) {
+      ctx.addIssue({ code: 'custom', path: ['THUMB_SIGNING_SECRET'], message: 'is required and must be at least 32 characters when NODE_ENV=production' });
+    } else if (PLACEHOLDER.test(secret)) {
+      ctx.addIssue({ code: 'custom', path: ['THUMB_SIGNING_SECRET'], message: 'is the placeholder from .env.example: set a random value (e.g. openssl rand -hex 32)' });
+    }
+    if (placeholderPassword(env.DATABASE_URL)) {
+      ctx.addIssue({ code: 'custom', path: ['DATABASE_URL'], message: 'has the placeholder password from .env.example: set POSTGRES_PASSWORD to a real one' });
     }
   });
 

@@ -54,6 +54,9 @@ describe('loadConfig', () => {
     [{ RECYCLE_RETENTION_DAYS: '0' }, 'RECYCLE_RETENTION_DAYS'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ MAX_UPLOAD_BYTES: '10MB' }, 'MAX_UPLOAD_BYTES'],
+    // The values .env.example ships: copied as they are, they must not start a production service.
+    [{ NODE_ENV: 'production', THUMB_SIGNING_SECRET: 'change-me-to-a-long-random-string-of-32-chars-or-more' }, 'THUMB_SIGNING_SECRET is the placeholder from .env.example: set a random value (e.g. openssl rand -hex 32)'],
+    [{ NODE_ENV: 'production', THUMB_SIGNING_SECRET: 'dev-only-thumb-signing-secret-change-me-0123456789' }, 'THUMB_SIGNING_SECRET is the placeholder'],
   ])('when the environment has %j, then loading throws one line naming the variable', (env, message) => {
     let thrown: Error | undefined;
     try {
@@ -64,5 +67,13 @@ describe('loadConfig', () => {
     expect(thrown?.message).toContain(message);
     expect(thrown?.message.startsWith(Object.keys(env).includes('NODE_ENV') ? 'THUMB_SIGNING_SECRET' : Object.keys(env)[0]!)).toBe(true);
     expect(thrown?.message).not.toContain('\n');
+  });
+
+  test('when production runs on the placeholder database password of .env.example, then loading refuses it', () => {
+    const env = { NODE_ENV: 'production', THUMB_SIGNING_SECRET: 'a1'.repeat(20), DATABASE_URL: 'postgres://postgres:change-me-postgres@postgres:5432/images' };
+    expect(() => loadConfig(env)).toThrow('DATABASE_URL has the placeholder password from .env.example: set POSTGRES_PASSWORD to a real one');
+    expect(loadConfig({ ...env, DATABASE_URL: 'postgres://postgres:Xk29fh3@postgres:5432/images' }).database).toMatchObject({ kind: 'postgres' });
+    // Outside production the placeholders are just values: a developer's compose file may use them.
+    expect(loadConfig({ ...env, NODE_ENV: 'development' }).database).toMatchObject({ kind: 'postgres' });
   });
 });

@@ -26,7 +26,20 @@ const nonNegativeInt = (fallback: number) =>
       return Number(raw);
     });
 
+/** Values that ship in .env.example and the docs: whoever copied one has not set a secret. */
+const PLACEHOLDER = /change[-_ ]?me|placeholder|example|dev-only/i;
+
+function placeholderPassword(databaseUrl: string): boolean {
+  if (!/^postgres(ql)?:\/\//.test(databaseUrl)) return false;
+  try {
+    return PLACEHOLDER.test(decodeURIComponent(new URL(databaseUrl).password));
+  } catch {
+    return false;
+  }
+}
+
 const schema = z.object({
+  NODE_ENV: z.string().default('development'),
   PORT: nonNegativeInt(3002).refine((port) => port <= 65535, 'must be at most 65535'),
   HOST: z.string().min(1).default('0.0.0.0'),
   DATABASE_URL: z
@@ -48,9 +61,14 @@ const schema = z.object({
   // Node's timers hold at most 2^31-1 ms; a larger value would fire at once and cut in-flight requests.
   SHUTDOWN_TIMEOUT_MS: positiveInt(10000).refine((ms) => ms <= 2_147_483_647, 'must be at most 2147483647'),
   STATS_CACHE_TTL_MS: nonNegativeInt(5000),
+}).superRefine((env, ctx) => {
+  if (env.NODE_ENV === 'production' && placeholderPassword(env.DATABASE_URL)) {
+    ctx.addIssue({ code: 'custom', path: ['DATABASE_URL'], message: 'has the placeholder password from .env.example: set POSTGRES_PASSWORD to a real one' });
+  }
 });
 
 export interface ToolsConfig {
+  readonly nodeEnv: string;
   readonly port: number;
   readonly host: string;
   readonly databaseUrl: string;
@@ -76,6 +94,7 @@ export function loadConfig(env: Record<string, string | undefined>): ToolsConfig
   }
   const parsed = result.data;
   return Object.freeze({
+    nodeEnv: parsed.NODE_ENV,
     port: parsed.PORT,
     host: parsed.HOST,
     databaseUrl: parsed.DATABASE_URL,

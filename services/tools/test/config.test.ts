@@ -4,6 +4,7 @@ describe('loadConfig', () => {
   it('when the environment is empty, then the documented defaults apply and the result is frozen', () => {
     const config = loadConfig({});
     expect(config).toEqual({
+      nodeEnv: 'development',
       port: 3002,
       host: '0.0.0.0',
       databaseUrl: 'pglite:./data/tools-db',
@@ -58,5 +59,12 @@ describe('loadConfig', () => {
     }
     expect(message.startsWith('LOG_LEVEL ')).toBe(true);
     expect(message).not.toContain('\n');
+  });
+
+  it('when production runs on the placeholder database password of .env.example, then loading refuses it with one line', () => {
+    const env = { NODE_ENV: 'production', DATABASE_URL: 'postgres://postgres:change-me-postgres@postgres:5432/tools' };
+    expect(() => loadConfig(env)).toThrow('DATABASE_URL has the placeholder password from .env.example: set POSTGRES_PASSWORD to a real one');
+    expect(loadConfig({ ...env, DATABASE_URL: 'postgres://postgres:Xk29fh3@postgres:5432/tools' }).nodeEnv).toBe('production');
+    expect(loadConfig({ ...env, NODE_ENV: 'development' }).databaseUrl).toBe(env.DATABASE_URL);
   });
 });
