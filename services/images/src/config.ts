@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { DATABASE_URL_FORMAT, databaseTarget, type DatabaseTarget } from './db/database-target';
 
 const MIB = 1024 * 1024;
 const DEV_THUMB_SECRET = 'dev-only-thumb-signing-secret-change-me-0123456789';
@@ -30,10 +31,7 @@ const schema = z
     NODE_ENV: z.string().default('development'),
     PORT: intFromEnv(3001, 0).pipe(z.number().max(65535)),
     HOST: z.string().min(1).default('0.0.0.0'),
-    DATABASE_URL: z
-      .string()
-      .regex(/^(postgres(ql)?:\/\/.+|pglite:.+)$/, 'must be postgres://…, pglite:memory or pglite:<dir>')
-      .default('pglite:./data/images-db'),
+    DATABASE_URL: z.string().regex(DATABASE_URL_FORMAT, 'must be postgres://…, pglite:memory or pglite:<dir>').default('pglite:./data/images-db'),
     STORAGE_DIR: z.string().min(1).default('./data/images'),
     PUBLIC_BASE_URL: z
       .url({ protocol: /^https?$/ })
@@ -69,11 +67,6 @@ const schema = z
     }
   });
 
-export type DatabaseTarget =
-  | { kind: 'postgres'; url: string }
-  | { kind: 'pglite-memory' }
-  | { kind: 'pglite-dir'; dir: string };
-
 export interface ImagesConfig {
   readonly nodeEnv: string;
   readonly port: number;
@@ -88,12 +81,6 @@ export interface ImagesConfig {
   readonly logLevel: string;
   readonly shutdownTimeoutMs: number;
   readonly maxUploadBytes: number;
-}
-
-function databaseTarget(url: string, cwd: string): DatabaseTarget {
-  if (url === 'pglite:memory') return { kind: 'pglite-memory' };
-  if (url.startsWith('pglite:')) return { kind: 'pglite-dir', dir: path.resolve(cwd, url.slice('pglite:'.length)) };
-  return { kind: 'postgres', url };
 }
 
 /** Parses the environment once; the only place in the service that reads env variables. */

@@ -2,7 +2,10 @@ import type express from 'express';
 import type { Knex } from 'knex';
 import pino, { type Logger } from 'pino';
 import { createApp, createServices } from './app';
+import { serveAdminCommands } from './admin/admin-socket';
+import { runAdminCommand } from './admin/commands';
 import type { ImagesConfig } from './config';
+import { claimEmbeddedDatabase } from './db/embedded-owner';
 import { migrateToLatest, openDb } from './db/open-db';
 import { createMediaProcessor } from './media/media-processor';
 import { createMetrics } from './metrics/metrics';
@@ -24,17 +27,31 @@ export async function openImagesService(
     /** How often expired bin items are purged and stale temp files swept (default hourly); tests shorten it. */
     housekeepingIntervalMs?: number;
     clock?: () => Date;
+    /** An open database to use instead of opening config.database (tests start one from a migrated template); closed with the service. */
+    db?: Knex;
   } = {},
 ): Promise<{ app: express.Express; db: Knex; runHousekeeping(): Promise<void>; close(): Promise<void> }> {
   const logger = options.logger ?? createLogger(config);
-  const db = openDb(config.database);
+  const target = config.database;
+  // PGlite allows one process per directory: claim it, or say who has it.
+  const claim = options.db || target.kind !== 'pglite-dir' ? undefined : claimEmbeddedDatabase(target.dir);
+  if (claim && !claim.claimed) {
+    throw new Error(`the embedded database ${target.kind === 'pglite-dir' ? target.dir : ''} is in use by process ${claim.owner.pid}; stop it first (admin commands reach it through that process)`);
+  }
+  let db: Knex | undefined;
+  let adminServer: { close(): Promise<void> } | undefined;
   try {
+    db = options.db ?? (await openDb(target));
     await migrateToLatest(db);
     const storage = createFileStorage({ storageDir: config.storageDir, timeZone: config.timeZone });
     await storage.ensureDirectories();
     const deps = { config, db, storage, media: createMediaProcessor(), metrics: createMetrics(), logger, clock: options.clock };
     const services = createServices(deps);
     const app = createApp(deps, services);
+    if (claim?.claimed) {
+      const open = db;
+      adminServer = await serveAdminCommands(claim.adminSocket, (argv, print) => runAdminCommand(argv, { db: open, config, ...print }));
+    }
 
     let housekeeping: Promise<void> | undefined;
     /** One run at a time; a call during a run waits for that run. */
@@ -73,11 +90,15 @@ export async function openImagesService(
         clearInterval(timer);
         clearTimeout(firstRun);
         await housekeeping;
-        await db.destroy();
+        await adminServer?.close();
+        await db?.destroy();
+        claim?.claimed && claim.release();
       },
     };
   } catch (error) {
-    await db.destroy().catch(() => undefined);
+    await adminServer?.close();
+    await db?.destroy().catch(() => undefined);
+    if (claim?.claimed) claim.release();
     throw error;
   }
 }

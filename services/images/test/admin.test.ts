@@ -1,8 +1,5 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import request from 'supertest';
-import { ADMIN_HELP, runAdminCommand } from '../src/admin/commands';
+import { runAdminCommand } from '../src/admin/commands';
 import { parseByteSize } from '../src/admin/byte-sizes';
 import { createTestUser, filesIn, fixture, imageRows, openTestService, usedBytes, type TestService } from './support/harness';
 
@@ -137,14 +134,3 @@ test('when sizes use units, then they are parsed to bytes', () => {
   expect(parseByteSize('123')).toBe(123);
   expect(() => parseByteSize('-1')).toThrow('invalid size');
 });
-
-test('when the CLI binary is run with --help or a bad config, then it prints help / the config error and exits 0 / 1', async () => {
-  const run = promisify(execFile);
-  const tsx = path.join(__dirname, '../../../node_modules/.bin/tsx');
-  const cli = path.join(__dirname, '../src/admin/cli.ts');
-  const help = await run(tsx, [cli, '--help'], { env: { ...process.env, NODE_OPTIONS: '' } });
-  expect(help.stdout).toBe(`${ADMIN_HELP}\n`);
-  const failed = await run(tsx, [cli, 'list-users'], { env: { ...process.env, NODE_OPTIONS: '', INIT_CWD: '', PORT: 'abc' } }).catch((error) => error);
-  expect(failed.code).toBe(1);
-  expect(failed.stderr).toBe('config error: PORT must be a non-negative integer\n');
-}, 30000);

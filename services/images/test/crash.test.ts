@@ -38,7 +38,7 @@ describeWithRealServer('TEST_DATABASE_URL', 'kill -9 while files are written (re
   });
 
   async function startAndKillWhenFileAppears(area: 'public' | 'bin', work: (port: number, token: string) => Promise<void>): Promise<void> {
-    const db = openDb(loadConfig(env).database);
+    const db = await openDb(loadConfig(env).database);
     await migrateToLatest(db);
     const { token } = await createUser(db, { name: 'crash' });
     await db.destroy();

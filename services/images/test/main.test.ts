@@ -51,7 +51,7 @@ test('when the config is bad, then main prints one config error line and exits 1
 test('when SIGTERM arrives during an upload, then the upload finishes, then the process exits 0', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'images-main-'));
   const env = { DATABASE_URL: `pglite:${dir}/db`, STORAGE_DIR: `${dir}/files`, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', INIT_CWD: '' };
-  const db = openDb(loadConfig(env).database);
+  const db = await openDb(loadConfig(env).database);
   await migrateToLatest(db);
   const { token } = await createUser(db, { name: 'shutdown' });
   await db.destroy();

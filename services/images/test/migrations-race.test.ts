@@ -13,7 +13,7 @@ describeWithRealServer('TEST_DATABASE_URL', 'migrations when replicas start toge
     await admin.raw(`CREATE DATABASE ${name}`);
     const url = new URL(realDatabaseUrl!);
     url.pathname = `/${name}`;
-    const replicas = [1, 2, 3].map(() => openDb({ kind: 'postgres', url: url.toString() }));
+    const replicas = await Promise.all([1, 2, 3].map(() => openDb({ kind: 'postgres', url: url.toString() })));
     try {
       const outcomes = await Promise.allSettled(replicas.map((db) => migrateToLatest(db)));
       expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DATABASE_URL_FORMAT, databaseTarget, type DatabaseTarget } from './db/database-target';
 
 const positiveInt = (fallback: number) =>
   z
@@ -42,13 +43,7 @@ const schema = z.object({
   NODE_ENV: z.string().default('development'),
   PORT: nonNegativeInt(3002).refine((port) => port <= 65535, 'must be at most 65535'),
   HOST: z.string().min(1).default('0.0.0.0'),
-  DATABASE_URL: z
-    .string()
-    .default('pglite:./data/tools-db')
-    .refine(
-      (url) => /^postgres(ql)?:\/\//.test(url) || url === 'pglite:memory' || /^pglite:.+/.test(url),
-      'must be postgres://…, pglite:memory or pglite:<dir>',
-    ),
+  DATABASE_URL: z.string().regex(DATABASE_URL_FORMAT, 'must be postgres://…, pglite:memory or pglite:<dir>').default('pglite:./data/tools-db'),
   REDIS_URL: z
     .string()
     .optional()
@@ -72,6 +67,7 @@ export interface ToolsConfig {
   readonly port: number;
   readonly host: string;
   readonly databaseUrl: string;
+  readonly database: DatabaseTarget;
   readonly redisUrl: string | undefined;
   readonly rateLimitKeyPrefix: string;
   readonly defaultRateLimitPerHour: number;
@@ -98,6 +94,7 @@ export function loadConfig(env: Record<string, string | undefined>): ToolsConfig
     port: parsed.PORT,
     host: parsed.HOST,
     databaseUrl: parsed.DATABASE_URL,
+    database: Object.freeze(databaseTarget(parsed.DATABASE_URL, process.cwd())),
     redisUrl: parsed.REDIS_URL,
     rateLimitKeyPrefix: parsed.RATE_LIMIT_KEY_PREFIX,
     defaultRateLimitPerHour: parsed.DEFAULT_RATE_LIMIT_PER_HOUR,

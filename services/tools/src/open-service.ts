@@ -2,8 +2,11 @@ import type express from 'express';
 import type { Knex } from 'knex';
 import type { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
-import type { ToolsConfig } from './config';
+import { serveAdminCommands } from './admin/admin-socket';
+import { runAdminCommand } from './admin/commands';
 import { createApp } from './app';
+import type { ToolsConfig } from './config';
+import { claimEmbeddedDatabase } from './db/embedded-owner';
 import { migrateToLatest, openDb } from './db/open-db';
 import { openRedis, waitForRedis } from './ratelimit/redis-connection';
 import { createRequestLimiter } from './ratelimit/request-limiter';
@@ -12,42 +15,66 @@ export function createLogger(config: Pick<ToolsConfig, 'logLevel'>): Logger {
   return pino({ level: config.logLevel, base: { service: 'tools' } });
 }
 
+/** Opens the db, migrates, connects Redis (when configured) and builds the app; does not listen. */
 export async function openToolsService(
   config: ToolsConfig,
-  options: { logger?: Logger } = {},
+  options: {
+    logger?: Logger;
+    /** An open database to use instead of opening config.database (tests start one from a migrated template); closed with the service. */
+    db?: Knex;
+  } = {},
 ): Promise<{ app: express.Express; db: Knex; close(): Promise<void> }> {
   const logger = options.logger ?? createLogger(config);
-  const db = openDb(config.databaseUrl);
+  const target = config.database;
+  // PGlite allows one process per directory: claim it, or say who has it.
+  const claim = options.db || target.kind !== 'pglite-dir' ? undefined : claimEmbeddedDatabase(target.dir);
+  if (claim && !claim.claimed) {
+    throw new Error(`the embedded database ${target.kind === 'pglite-dir' ? target.dir : ''} is in use by process ${claim.owner.pid}; stop it first (admin commands reach it through that process)`);
+  }
+  let db: Knex | undefined;
   let redis: Redis | undefined;
+  let adminServer: { close(): Promise<void> } | undefined;
   try {
+    db = options.db ?? (await openDb(target));
     await migrateToLatest(db);
     if (config.redisUrl) {
       redis = openRedis(config.redisUrl, logger);
       // Start even when Redis is down (fail open); the limiter switches to Redis as soon as it connects.
       if (!(await waitForRedis(redis, 3000))) logger.warn('redis not reachable at start; serving with the insurance limiter');
     }
+    const limiter = createRequestLimiter({ keyPrefix: config.rateLimitKeyPrefix, redis, logger });
+    const app = createApp({ db, limiter, logger, config });
+    if (claim?.claimed) {
+      const open = db;
+      adminServer = await serveAdminCommands(claim.adminSocket, (argv, print) =>
+        runAdminCommand(argv, { db: open, limiter, defaultRateLimitPerHour: config.defaultRateLimitPerHour, ...print }),
+      );
+    }
+    const opened = db;
+    let closed = false;
+    return {
+      app,
+      db: opened,
+      async close() {
+        if (closed) return;
+        closed = true;
+        await adminServer?.close();
+        if (redis) {
+          try {
+            await redis.quit();
+          } catch {
+            redis.disconnect();
+          }
+        }
+        await opened.destroy();
+        if (claim?.claimed) claim.release();
+      },
+    };
   } catch (error) {
+    await adminServer?.close();
     redis?.disconnect();
-    await db.destroy();
+    await db?.destroy().catch(() => undefined);
+    if (claim?.claimed) claim.release();
     throw error;
   }
-  const limiter = createRequestLimiter({ keyPrefix: config.rateLimitKeyPrefix, redis, logger });
-  const app = createApp({ db, limiter, logger, config });
-  let closed = false;
-  return {
-    app,
-    db,
-    async close() {
-      if (closed) return;
-      closed = true;
-      if (redis) {
-        try {
-          await redis.quit();
-        } catch {
-          redis.disconnect();
-        }
-      }
-      await db.destroy();
-    },
-  };
 }

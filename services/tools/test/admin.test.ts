@@ -1,8 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import request from 'supertest';
 import { runAdminCommand } from '../src/admin/commands';
 import { hashApiKey } from '../src/auth/api-keys';
@@ -11,9 +9,7 @@ import { createRequestLimiter } from '../src/ratelimit/request-limiter';
 import { openRedis } from '../src/ratelimit/redis-connection';
 import { openHarness, silentLogger, type Harness } from './support/harness';
 
-const run = promisify(execFile);
 const fixture = (name: string) => path.join(__dirname, 'fixtures', name);
-const serviceRoot = path.resolve(__dirname, '..');
 
 let harness: Harness;
 beforeAll(async () => {
@@ -303,28 +299,4 @@ describe('demo data', () => {
     expect(await ensureDemoData(harness.db)).toEqual({ apiKey: null, importedTools: 0 });
     expect(Number((await harness.db('api_keys').count({ n: '*' }).first())?.n)).toBe(1);
   });
-});
-
-describe('admin CLI process', () => {
-  it('when run with --help, then it prints the commands and exits 0', async () => {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/admin/cli.ts', '--help'], { cwd: serviceRoot });
-    expect(stdout).toContain('key:create --name <name>');
-    expect(stdout).toContain('import <file.json|file.csv>');
-  });
-
-  it('when the environment is bad, then it prints one config error line and exits 1', async () => {
-    const failed = await run(process.execPath, ['--import', 'tsx', 'src/admin/cli.ts', 'key:list'], {
-      cwd: serviceRoot,
-      env: { ...process.env, DATABASE_URL: 'mysql://nope' },
-    }).catch((error: { code: number; stderr: string }) => error);
-    expect(failed).toMatchObject({ code: 1, stderr: 'config error: DATABASE_URL must be postgres://…, pglite:memory or pglite:<dir>\n' });
-  });
-
-  it('when creating a key in a fresh embedded database, then it migrates, prints the key and exits 0', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tools-cli-'));
-    const env = { ...process.env, DATABASE_URL: `pglite:${dir}/db`, REDIS_URL: '', LOG_LEVEL: 'silent' };
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/admin/cli.ts', 'key:create', '--name', 'cli'], { cwd: serviceRoot, env });
-    expect(stdout).toMatch(/created API key #1 "cli" \(limit 1000 \(default\)\/hour\)\nkey: tk_[A-Za-z0-9_-]{43}\n/);
-    fs.rmSync(dir, { recursive: true, force: true });
-  }, 60_000);
 });

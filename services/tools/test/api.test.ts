@@ -440,7 +440,7 @@ describe('query form and protocol', () => {
 
 describe('when the database is gone', () => {
   it('then API calls get the generic 500 envelope (no internals) and /readyz says 503', async () => {
-    const db = openDb('pglite:memory');
+    const db = await openDb({ kind: 'pglite-memory' });
     await migrateToLatest(db);
     const broken = createApp({ db, limiter: createRequestLimiter({ keyPrefix: 'x', logger: silentLogger }), logger: silentLogger, config: testConfig() });
     await db.destroy();

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { loadConfig } from '../src/config';
 
 describe('loadConfig', () => {
@@ -8,6 +9,7 @@ describe('loadConfig', () => {
       port: 3002,
       host: '0.0.0.0',
       databaseUrl: 'pglite:./data/tools-db',
+      database: { kind: 'pglite-dir', dir: path.resolve('data/tools-db') },
       redisUrl: undefined,
       rateLimitKeyPrefix: 'tools_rl',
       defaultRateLimitPerHour: 1000,

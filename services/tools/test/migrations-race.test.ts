@@ -1,4 +1,5 @@
 import { migrationSource } from '../src/db/migration-source';
+import { databaseTarget } from '../src/db/database-target';
 import { migrateToLatest, openDb } from '../src/db/open-db';
 import { describeWithRealServer } from './support/real-services';
 import { createTestDatabase } from './support/test-database';
@@ -7,7 +8,7 @@ import { createTestDatabase } from './support/test-database';
 describeWithRealServer('TEST_DATABASE_URL', 'migrations when replicas start together (real Postgres)', () => {
   test('when three replicas migrate an empty database at once, then all succeed and each migration runs once', async () => {
     const database = await createTestDatabase('tools');
-    const replicas = [1, 2, 3].map(() => openDb(database.url));
+    const replicas = await Promise.all([1, 2, 3].map(() => openDb(databaseTarget(database.url, process.cwd()))));
     try {
       const outcomes = await Promise.allSettled(replicas.map((db) => migrateToLatest(db)));
       expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);

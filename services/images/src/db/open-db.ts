@@ -2,31 +2,43 @@ import fs from 'node:fs';
 import knex, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
 import { PGlite, type Extension } from '@electric-sql/pglite';
-import type { DatabaseTarget } from '../config';
+import type { DatabaseTarget } from './database-target';
 import { migrationSource } from './migration-source';
+
+// This file is the same in both services (each has its own migration-source.ts).
 
 // The package exposes contrib modules only through an "exports" map, which the
 // repo's node10 module resolution cannot type; the runtime require works everywhere.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm') as { pg_trgm: Extension };
 
-/** Opens knex on a real Postgres server or on an embedded PGlite (with pg_trgm loaded). */
-export function openDb(target: DatabaseTarget): Knex {
+/**
+ * PGlite has one connection, which knex-pglite serves as a pool of one: a query waiting for it is
+ * queued behind the others, not refused for a full pool. On a busy machine that queue can be long,
+ * so the wait is bounded generously.
+ */
+const PGLITE_QUEUE_TIMEOUT_MS = 10 * 60 * 1000;
+
+/**
+ * Opens knex on a real Postgres server, or on an embedded PGlite (with pg_trgm) that has finished
+ * starting: PGlite's start (a few seconds for a new database) never counts against a query's wait.
+ * `loadDataDir` starts PGlite from a dump (a migrated template, in tests).
+ */
+export async function openDb(target: DatabaseTarget, options: { loadDataDir?: Blob } = {}): Promise<Knex> {
   if (target.kind === 'postgres') {
-    return knex({
-      client: 'pg',
-      connection: target.url,
-      pool: { min: 0, max: 10 },
-      // ids are bigserial; they stay far below 2^53, so return them as numbers.
-      migrations: { migrationSource, tableName: 'knex_migrations' },
-    });
+    return knex({ client: 'pg', connection: target.url, pool: { min: 0, max: 10 }, migrations: { migrationSource, tableName: 'knex_migrations' } });
   }
   if (target.kind === 'pglite-dir') fs.mkdirSync(target.dir, { recursive: true });
-  const pglite = new PGlite({ dataDir: target.kind === 'pglite-dir' ? target.dir : undefined, extensions: { pg_trgm } });
+  const pglite = await PGlite.create({
+    dataDir: target.kind === 'pglite-dir' ? target.dir : undefined,
+    extensions: { pg_trgm },
+    loadDataDir: options.loadDataDir,
+  });
   return knex({
     client: ClientPgLite,
     dialect: 'postgres',
     connection: { pglite } as unknown as Knex.StaticConnectionConfig,
+    acquireConnectionTimeout: PGLITE_QUEUE_TIMEOUT_MS,
     migrations: { migrationSource, tableName: 'knex_migrations' },
   });
 }

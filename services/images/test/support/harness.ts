@@ -9,7 +9,7 @@ import type express from 'express';
 import { loadConfig, type ImagesConfig } from '../../src/config';
 import { openImagesService } from '../../src/open-service';
 import { createUser } from '../../src/users/user-admin';
-import { createTestDatabase } from './test-database';
+import { openTestDatabase } from './test-database';
 
 export const MIB = 1024 * 1024;
 export const FIXTURES = path.join(__dirname, '..', 'fixtures');
@@ -33,7 +33,7 @@ export interface TestService {
 }
 
 export async function openTestService(env: Record<string, string> = {}, options: { housekeepingIntervalMs?: number; logger?: pino.Logger; clock?: () => Date } = {}): Promise<TestService> {
-  const database = await createTestDatabase('images');
+  const database = await openTestDatabase('images');
   const storageDir = env.STORAGE_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'images-test-'));
   const config = loadConfig({
     DATABASE_URL: database.url,
@@ -42,7 +42,7 @@ export async function openTestService(env: Record<string, string> = {}, options:
     LOG_LEVEL: 'silent',
     ...env,
   });
-  const service = await openImagesService(config, { ...options, logger: options.logger ?? pino({ level: 'silent' }) });
+  const service = await openImagesService(config, { ...options, db: database.db, logger: options.logger ?? pino({ level: 'silent' }) });
   const server = http.createServer(service.app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

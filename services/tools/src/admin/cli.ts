@@ -1,51 +1,88 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { loadConfig, type ToolsConfig } from '../config';
+import { describeDatabase } from '../db/database-target';
+import { claimEmbeddedDatabase } from '../db/embedded-owner';
 import { migrateToLatest, openDb } from '../db/open-db';
 import { createLogger } from '../open-service';
 import { openRedis, waitForRedis } from '../ratelimit/redis-connection';
 import { createRequestLimiter } from '../ratelimit/request-limiter';
+import { forwardAdminCommand } from './admin-socket';
 import { ADMIN_HELP, runAdminCommand } from './commands';
 
-async function main(argv: string[]): Promise<number> {
+export interface Printer {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+const stdio: Printer = {
+  out: (line) => process.stdout.write(`${line.replace(/\n$/, '')}\n`),
+  err: (line) => process.stderr.write(`${line}\n`),
+};
+
+/**
+ * The admin CLI on the database the service would use with the same environment. It says which one
+ * on stderr. An embedded database that a running service (or `npm start`) has open is reached
+ * through that process; one that does not exist yet is not created.
+ */
+export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: Printer = stdio): Promise<number> {
   if (argv.length === 0 || argv.includes('--help') || argv.includes('-h') || argv[0] === 'help') {
-    process.stdout.write(`${ADMIN_HELP}\n`);
+    print.out(ADMIN_HELP);
     return argv.length === 0 ? 2 : 0;
   }
-  // `npm run admin -w services/tools` runs in services/tools; resolve a relative DATABASE_URL and import
-  // file paths from where the operator typed the command, so that from the repo root the CLI works on
-  // the same ./data as `npm start`.
-  if (process.env.INIT_CWD) process.chdir(process.env.INIT_CWD);
+  // `npm run admin -w services/tools` runs in services/tools; resolve a relative DATABASE_URL and
+  // import file paths from where the operator typed the command.
+  if (env.INIT_CWD) process.chdir(env.INIT_CWD);
   let config: ToolsConfig;
   try {
-    config = loadConfig(process.env);
+    config = loadConfig(env);
   } catch (error) {
-    process.stderr.write(`config error: ${(error as Error).message}\n`);
+    print.err(`config error: ${(error as Error).message}`);
     return 1;
   }
-  // The CLI's own logs would mix with its output; only warnings and worse go to stderr.
-  const logger = createLogger({ logLevel: config.logLevel === 'silent' ? 'silent' : 'warn' });
-  const db = openDb(config.databaseUrl);
-  const redis = config.redisUrl ? openRedis(config.redisUrl, logger) : undefined;
+  const target = config.database;
+  const runHere = async () => {
+    // The CLI's own logs would mix with its output; only warnings and worse go to stderr.
+    const logger = createLogger({ logLevel: config.logLevel === 'silent' ? 'silent' : 'warn' });
+    const db = await openDb(target);
+    const redis = config.redisUrl ? openRedis(config.redisUrl, logger) : undefined;
+    try {
+      await migrateToLatest(db);
+      const limiter = redis ? createRequestLimiter({ keyPrefix: config.rateLimitKeyPrefix, redis, logger }) : undefined;
+      if (redis) await waitForRedis(redis, 2000);
+      return await runAdminCommand(argv, { db, limiter, defaultRateLimitPerHour: config.defaultRateLimitPerHour, ...print });
+    } finally {
+      redis?.disconnect();
+      await db.destroy();
+    }
+  };
+  if (target.kind !== 'pglite-dir') {
+    print.err(`database: ${describeDatabase(target)}`);
+    return runHere();
+  }
+  if (!fs.existsSync(path.join(target.dir, 'PG_VERSION'))) {
+    print.err(`error: no database at ${target.dir}: start the service (or npm start) once to create it, or set DATABASE_URL to the one you mean`);
+    return 1;
+  }
+  const claim = claimEmbeddedDatabase(target.dir);
+  if (!claim.claimed) {
+    print.err(`database: ${describeDatabase(target)}, through the running process ${claim.owner.pid}`);
+    return forwardAdminCommand(claim.owner.adminSocket, argv, print);
+  }
   try {
-    await migrateToLatest(db);
-    const limiter = redis ? createRequestLimiter({ keyPrefix: config.rateLimitKeyPrefix, redis, logger }) : undefined;
-    if (redis) await waitForRedis(redis, 2000);
-    return await runAdminCommand(argv, {
-      db,
-      limiter,
-      defaultRateLimitPerHour: config.defaultRateLimitPerHour,
-      out: (line) => process.stdout.write(`${line}\n`),
-      err: (line) => process.stderr.write(`${line}\n`),
-    });
+    print.err(`database: ${describeDatabase(target)}`);
+    return await runHere();
   } finally {
-    redis?.disconnect();
-    await db.destroy();
+    claim.release();
   }
 }
 
-main(process.argv.slice(2)).then(
-  (status) => process.exit(status),
-  (error: unknown) => {
-    process.stderr.write(`error: ${(error as Error)?.message ?? String(error)}\n`);
-    process.exit(1);
-  },
-);
+if (require.main === module) {
+  runCli(process.argv.slice(2), process.env).then(
+    (status) => process.exit(status),
+    (error: unknown) => {
+      process.stderr.write(`error: ${(error as Error)?.message ?? String(error)}\n`);
+      process.exit(1);
+    },
+  );
+}

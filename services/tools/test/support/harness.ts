@@ -3,13 +3,12 @@ import pino from 'pino';
 import type express from 'express';
 import { createApp } from '../../src/app';
 import { loadConfig, type ToolsConfig } from '../../src/config';
-import { migrateToLatest, openDb } from '../../src/db/open-db';
 import { createRequestLimiter, type RequestLimiter } from '../../src/ratelimit/request-limiter';
 import { createApiKeyRepository } from '../../src/auth/api-key-repository';
 import { createApiKey } from '../../src/auth/api-keys';
 import { createCatalogRepository } from '../../src/catalog/catalog-repository';
 import { importCatalog, type ImportReport } from '../../src/catalog/importer';
-import { createTestDatabase, type TestDatabase } from './test-database';
+import { openTestDatabase } from './test-database';
 
 export const silentLogger = pino({ level: 'silent' });
 
@@ -27,9 +26,8 @@ export interface Harness {
 }
 
 export async function openHarness(): Promise<Harness> {
-  const database: TestDatabase = await createTestDatabase('tools');
-  const db = openDb(database.url);
-  await migrateToLatest(db);
+  const database = await openTestDatabase('tools');
+  const db = database.db;
   return {
     db,
     databaseUrl: database.url,

@@ -1,0 +1,83 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ADMIN_HELP } from '../src/admin/commands';
+import { migrateToLatest, openDb } from '../src/db/open-db';
+import { runCli, startMain, stopMain } from './support/processes';
+
+// The admin CLI as an operator runs it: which database it opens, and beside a running service.
+
+async function createEmbeddedDatabase(dir: string): Promise<void> {
+  const db = await openDb({ kind: 'pglite-dir', dir });
+  await migrateToLatest(db);
+  await db.destroy();
+}
+
+describe('admin CLI process', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'images-cli-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test('when run with --help, then it prints the commands and exits 0; without a command, exits 2', async () => {
+    expect(await runCli(['--help'], {})).toEqual({ code: 0, stdout: `${ADMIN_HELP}\n`, stderr: '' });
+    expect((await runCli([], {})).code).toBe(2);
+  });
+
+  test('when the environment is bad, then it prints one config error line and exits 1', async () => {
+    expect(await runCli(['list-users'], { PORT: 'abc' })).toEqual({ code: 1, stdout: '', stderr: 'config error: PORT must be a non-negative integer\n' });
+  });
+
+  test('when the embedded database does not exist, then it says so, creates nothing and exits 1', async () => {
+    const result = await runCli(['list-users'], { DATABASE_URL: `pglite:${dir}/db`, STORAGE_DIR: `${dir}/files` });
+    expect(result).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `error: no database at ${dir}/db: start the service (or npm start) once to create it, or set DATABASE_URL to the one you mean\n`,
+    });
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  test('when DATABASE_URL is relative, then it is resolved from the directory npm was run in (INIT_CWD), and the CLI says which database it opened', async () => {
+    await createEmbeddedDatabase(path.join(dir, 'data', 'images-db'));
+    const result = await runCli(['create-user', 'alice'], { INIT_CWD: dir, DATABASE_URL: 'pglite:./data/images-db', STORAGE_DIR: './data/images' });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe(`database: embedded PGlite at ${dir}/data/images-db\n`);
+    expect(result.stdout).toMatch(/^created user alice \(id 1\) in group default\ntoken \(shown once, store it now\): [\w-]{43}\n$/);
+  });
+
+  test('when the service runs on the embedded database, then the CLI works through it (no second opener), and the new user can use the service at once', async () => {
+    const env = { DATABASE_URL: `pglite:${dir}/db`, STORAGE_DIR: `${dir}/files`, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' };
+    const main = startMain(env);
+    try {
+      const port = await main.port;
+      const created = await runCli(['create-user', 'bob'], env);
+      expect(created.code).toBe(0);
+      expect(created.stderr).toBe(`database: embedded PGlite at ${dir}/db, through the running process ${main.child.pid}\n`);
+      const token = /: ([\w-]{43})$/m.exec(created.stdout)![1]!;
+      const profile = await fetch(`http://127.0.0.1:${port}/api/image.php?action=profile`, { headers: { 'X-API-Token': token } });
+      expect(await profile.json()).toMatchObject({ code: 0, data: { username: 'bob', group: 'default' } });
+      const listed = await runCli(['list-users'], env);
+      expect(listed.stdout).toMatch(/^id\tname\tgroup\tused_bytes\tquota_bytes\tused\n1\tbob\tdefault\t0\t1073741824\t0 B \/ 1 GiB\n$/);
+      // Failures keep their exit status and stderr through the socket.
+      expect(await runCli(['create-user', 'bob'], env)).toMatchObject({ code: 1, stderr: expect.stringContaining('error: user bob already exists\n') });
+      expect((await runCli(['create-user'], env)).code).toBe(2);
+    } finally {
+      await stopMain(main);
+    }
+  }, 60_000);
+
+  test('when a second service process starts on an embedded database in use, then it refuses with one clear line', async () => {
+    const env = { DATABASE_URL: `pglite:${dir}/db`, STORAGE_DIR: `${dir}/files`, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' };
+    const first = startMain(env);
+    try {
+      await first.port;
+      const exited = await startMain(env).exit;
+      expect(exited.code).toBe(1);
+      expect(exited.stderr).toContain(`the embedded database ${dir}/db is in use by process ${first.child.pid}`);
+    } finally {
+      await stopMain(first);
+    }
+  }, 60_000);
+});

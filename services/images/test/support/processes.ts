@@ -1,0 +1,67 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+// This file is the same in both services: the service's own processes, as an operator starts them.
+
+const SERVICE_ROOT = path.resolve(__dirname, '..', '..');
+
+export interface MainProcess {
+  child: ChildProcess;
+  /** The port it listens on, once it says so. */
+  port: Promise<number>;
+  exit: Promise<{ code: number | null; stderr: string }>;
+  /** Resolves with the first match of `pattern` in stdout; fails if the process exits first. */
+  printed(pattern: RegExp): Promise<RegExpExecArray>;
+  output(): string;
+}
+
+/** `src/main.ts` under node itself (not the tsx wrapper, so that a signal reaches the server). */
+export function startMain(env: Record<string, string>): MainProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: SERVICE_ROOT,
+    env: { ...process.env, NODE_OPTIONS: '', INIT_CWD: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  const waiters: Array<() => void> = [];
+  child.stdout!.on('data', (chunk) => {
+    stdout += chunk;
+    for (const check of [...waiters]) check();
+  });
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  const exit = new Promise<{ code: number | null; stderr: string }>((resolve) => child.on('exit', (code) => resolve({ code, stderr })));
+  const printed = (pattern: RegExp) =>
+    new Promise<RegExpExecArray>((resolve, reject) => {
+      const check = () => {
+        const match = pattern.exec(stdout);
+        if (!match) return;
+        waiters.splice(waiters.indexOf(check), 1);
+        resolve(match);
+      };
+      waiters.push(check);
+      check();
+      void exit.then(() => reject(new Error(`exited before printing ${pattern}:\n${stdout}${stderr}`)));
+    });
+  const port = printed(/"port":(\d+).*service listening/).then((match) => Number(match[1]));
+  port.catch(() => undefined);
+  return { child, port, exit, printed, output: () => stdout };
+}
+
+/** Stops a started main process (SIGKILL) and waits for it. */
+export async function stopMain(main: MainProcess): Promise<void> {
+  main.child.kill('SIGKILL');
+  await main.exit;
+}
+
+/** The admin CLI as a process; resolves with its exit status and output, whatever the status. */
+export function runCli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/admin/cli.ts', ...args],
+      { cwd: SERVICE_ROOT, env: { ...process.env, NODE_OPTIONS: '', INIT_CWD: '', ...env }, encoding: 'utf8' },
+      (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
