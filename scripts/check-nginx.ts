@@ -23,7 +23,7 @@ try {
   });
   const conf = path.join(dir, 'nginx.conf');
   writeFileSync(conf, standaloneNginxConf(server, dir));
-  execFileSync('nginx', ['-t', '-p', dir, '-c', conf], { stdio: 'inherit' });
+  execFileSync('nginx', ['-t', '-e', 'stderr', '-p', dir, '-c', conf], { stdio: 'inherit' });
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

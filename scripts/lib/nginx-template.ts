@@ -45,14 +45,19 @@ export function renderNginxTemplate(values: NginxTemplateValues, template = read
   return rendered;
 }
 
-/** A complete nginx.conf around the rendered server config, for running nginx outside Docker. */
+/**
+ * A complete nginx.conf around the rendered server config, for running nginx outside Docker.
+ * Its main error log is the nginx image's (notice, to /var/log/nginx/error.log, which the image
+ * links to /dev/stderr): run nginx with `-e stderr` too, so that nothing goes to the compiled-in
+ * log file before this configuration is read.
+ */
 export function standaloneNginxConf(serverConfig: string, prefixDir: string): string {
   return [
     'worker_processes 1;',
     // Tests run as root and read files the services wrote; workers keep that user.
     'user root;',
     `pid ${prefixDir}/nginx.pid;`,
-    `error_log ${prefixDir}/error.log warn;`,
+    'error_log stderr notice;',
     'events { worker_connections 512; }',
     'http {',
     '  include /etc/nginx/mime.types;',
