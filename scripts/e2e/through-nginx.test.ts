@@ -3,9 +3,13 @@
  * loopback, behind a real nginx rendered from proxy/nginx.conf.template, on real
  * Postgres and Redis. Every operation is driven through nginx.
  */
+import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
 import sharp from 'sharp';
 import { realServices } from './real-services';
-import { buildServices, runAdmin, startPlatform, stopProcess, type Platform } from './platform';
+import { buildServices, runAdmin, startPlatform, stopProcess, type Platform, type Replica } from './platform';
 
 const real = realServices();
 const describeReal = real ? describe : describe.skip;
@@ -17,6 +21,20 @@ function printedSecret(output: string, pattern: RegExp): string {
   if (!match) throw new Error(`admin CLI output without the expected secret:\n${output}`);
   return match[1]!;
 }
+
+/** One line of nginx's access log (log_format platform). */
+interface AccessLogEntry {
+  request_id: string;
+  method: string;
+  path: string;
+  status: number;
+  upstream: string;
+  upstream_status: string;
+  upstream_connect_time: string;
+  upstream_response_time: string;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function photo(width: number, height: number): Promise<Buffer> {
   const channels = 3;
@@ -52,6 +70,45 @@ describeReal('platform through nginx (two replicas of each service)', () => {
     const res = await fetch(imageApi('action=profile'), { headers: { 'X-API-Token': token } });
     const body = (await res.json()) as { data: { used_bytes: number } };
     return body.data.used_bytes;
+  }
+
+  const address = (replica: Replica) => `127.0.0.1:${replica.port}`;
+
+  /**
+   * The access log from line `start` on, once it has at least `count` lines: nginx writes a line just
+   * after the answer goes out, so one may still be on its way when the client has the answer.
+   */
+  async function accessLogSince(start: number, count: number): Promise<AccessLogEntry[]> {
+    const deadline = Date.now() + 5000;
+    for (;;) {
+      const lines = platform.accessLog().slice(start);
+      if (lines.length >= count || Date.now() > deadline) return lines.map((line) => JSON.parse(line) as AccessLogEntry);
+      await sleep(20);
+    }
+  }
+
+  /**
+   * Sends GETs through nginx until each of `replicas` has answered one alone (no failed attempt
+   * before it): nginx has them all in rotation. A replica that failed lately stays out for up to 2 s.
+   */
+  async function untilNginxUses(replicas: Replica[], url: string, init: RequestInit): Promise<void> {
+    const start = platform.accessLog().length;
+    const deadline = Date.now() + 10000;
+    for (;;) {
+      const res = await fetch(url, init);
+      await res.arrayBuffer();
+      const served = new Set(
+        platform
+          .accessLog()
+          .slice(start)
+          .map((line) => JSON.parse(line) as AccessLogEntry)
+          .filter((entry) => entry.upstream_status === '200')
+          .map((entry) => entry.upstream),
+      );
+      if (replicas.every((replica) => served.has(address(replica)))) return;
+      if (Date.now() > deadline) throw new Error(`nginx did not use ${replicas.map((r) => r.name).join(', ')} in 10 s`);
+      await sleep(100);
+    }
   }
 
   beforeAll(async () => {
@@ -270,5 +327,205 @@ describeReal('platform through nginx (two replicas of each service)', () => {
     const images = await fetch(imageApi('action=list'), { headers: { 'X-API-Token': token } });
     expect(images.status).toBe(502);
     expect(await images.json()).toEqual({ code: 1, msg: '服务暂时不可用，请稍后重试' });
+  });
+
+  // ---- failures: what the logs keep, and how nginx finds replicas again ------------------------
+  // These tests leave replicas dead or restarted; each first brings the replicas it needs to the
+  // state it describes.
+
+  test('when every replica is down, then tokens and API keys in the query, however spelled, reach neither nginx log, and the access log tells why each request failed', async () => {
+    await Promise.all([...platform.images, ...platform.tools].map((replica) => stopProcess(replica.process, 'SIGKILL')));
+    const secrets: string[] = [];
+    const secret = () => {
+      const value = `SECRET-${randomBytes(8).toString('hex')}`;
+      secrets.push(value);
+      return value;
+    };
+    const imagesDown = { code: 1, msg: '服务暂时不可用，请稍后重试' };
+    const toolsDown = { success: false, error: { code: 502, message: '服务暂时不可用，请稍后重试' } };
+    const asked: Array<{ url: string; init?: RequestInit; status: number; body: unknown }> = [
+      ...['token', 'token[]', 'token[0]', 'token%5B%5D', 'TOKEN'].map((name) => ({
+        url: imageApi(`action=list&${name}=${secret()}`),
+        status: 502,
+        body: imagesDown,
+      })),
+      ...['api_key', 'api_key[]', 'api_key[0]', 'api_key%5B%5D'].flatMap((name) => [
+        { url: toolsApi(`action=stats&${name}=${secret()}`), status: 502, body: toolsDown },
+        { url: v1(`tools?${name}=${secret()}`), status: 502, body: toolsDown },
+      ]),
+      // nginx's own refusals log at `error` with the request line too: a body over the limit, a missing file.
+      {
+        url: toolsApi(`action=stats&api_key=${secret()}`),
+        init: { method: 'POST', body: Buffer.alloc(3 * 1024 * 1024, 1) },
+        status: 413,
+        body: { success: false, error: { code: 413, message: '参数错误: 请求体过大' } },
+      },
+      { url: `${platform.baseUrl}/i/no-such-image.jpg?token=${secret()}`, status: 404, body: { code: 1, msg: '图片不存在' } },
+    ];
+    const logStart = platform.accessLog().length;
+    for (const { url, init, status, body } of asked) {
+      const res = await fetch(url, init);
+      expect({ url, status: res.status, body: await res.json() }).toEqual({ url, status, body });
+    }
+
+    const logged = await accessLogSince(logStart, asked.length);
+    expect(logged.map((entry) => [entry.path, entry.status])).toEqual(
+      asked.map(({ url, status }) => [new URL(url).pathname, status]),
+    );
+    // Each 502 says why: every replica tried refused (one address and one 502 per try), or none was
+    // in rotation any more (the upstream group's name, "no live upstreams").
+    for (const entry of logged.filter((e) => e.status === 502)) {
+      const group = entry.path === '/api/image.php' ? 'images_service' : 'tools_service';
+      const replicas = entry.path === '/api/image.php' ? platform.images : platform.tools;
+      const tried = entry.upstream.split(', ');
+      expect(tried.every((a) => a === group || replicas.some((r) => address(r) === a))).toBe(true);
+      expect(entry.upstream_status.split(', ')).toEqual(tried.map(() => '502'));
+    }
+
+    const errorLog = platform.errorLog();
+    const accessLog = platform.accessLog().join('\n');
+    // The error log is the one nginx writes (its start is logged at notice), yet no message in it
+    // names a request: those would end with `request: "GET /api/...?token=..."`.
+    expect(errorLog).toContain('start worker process');
+    expect(errorLog).not.toContain('request: "');
+    for (const value of secrets) {
+      expect(errorLog).not.toContain(value);
+      expect(accessLog).not.toContain(value);
+    }
+  });
+
+  test('when an images replica comes back after all were down, then nginx sends it traffic within about a second of it being ready', async () => {
+    await Promise.all(platform.images.map((replica) => stopProcess(replica.process, 'SIGKILL')));
+    const down = await fetch(imageApi('action=list'), { headers: { 'X-API-Token': token } });
+    expect(down.status).toBe(502);
+    await down.arrayBuffer();
+    const downAt = Date.now();
+    const [back] = platform.images;
+    await platform.restartReplica(back!);
+    const readyAt = Date.now();
+
+    // Refusing nginx (at that 502 or just before it) took both replicas out of rotation for
+    // fail_timeout: 1 s, which nginx counts in whole seconds, so at most 2 s. 4 s leaves room for a
+    // busy machine. nginx's default (10 s) keeps the replica out until 10-11 s after its refusal,
+    // so this fails with it unless the restart above took over 6 s (the message shows how long).
+    const logStart = platform.accessLog().length;
+    let answer = { status: 0, code: -1 };
+    while (Date.now() < readyAt + 4000) {
+      const res = await fetch(imageApi('action=list'), { headers: { 'X-API-Token': token } });
+      answer = { status: res.status, code: ((await res.json()) as { code: number }).code };
+      if (res.status === 200) break;
+      await sleep(100);
+    }
+    expect({ answer, restartMs: readyAt - downAt }).toEqual({ answer: { status: 200, code: 0 }, restartMs: readyAt - downAt });
+    // Answered by the replica that is back (the other, still dead, may have refused first).
+    const logged = await accessLogSince(logStart, 1);
+    expect(logged.at(-1)).toMatchObject({ status: 200 });
+    expect(logged.at(-1)!.upstream.split(', ').at(-1)).toBe(address(back!));
+  });
+
+  test('when a tools replica is killed, then GETs that meet it are passed to the other and all 20 succeed', async () => {
+    await Promise.all(platform.tools.map((replica) => platform.restartReplica(replica)));
+    await untilNginxUses(platform.tools, toolsApi('action=stats'), withKey);
+    const [dying, living] = platform.tools as [Replica, Replica];
+    await stopProcess(dying.process, 'SIGKILL');
+
+    const logStart = platform.accessLog().length;
+    const statuses: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const res = await fetch(i % 2 ? v1('stats') : toolsApi('action=tools&limit=2'), withKey);
+      statuses.push(res.status);
+      expect(((await res.json()) as { success: boolean }).success).toBe(true);
+    }
+    expect(statuses).toEqual(Array(20).fill(200));
+    const logged = await accessLogSince(logStart, 20);
+    // Every answer came from the living replica; the GETs that went to the dead one first were
+    // refused there (502 in upstream_status) and passed on.
+    expect(logged.every((entry) => entry.upstream.split(', ').at(-1) === address(living))).toBe(true);
+    const passedOn = logged.filter((entry) => entry.upstream !== address(living));
+    expect(passedOn.length).toBeGreaterThanOrEqual(1);
+    for (const entry of passedOn) {
+      expect(entry).toMatchObject({ status: 200, upstream: `${address(dying)}, ${address(living)}`, upstream_status: '502, 200' });
+    }
+  });
+
+  test('when an upload meets an images replica that refuses the connection, then it is passed to the other and stored once', async () => {
+    const [living, dying] = platform.images as [Replica, Replica];
+    await Promise.all(platform.images.filter((r) => r.process.exitCode !== null || r.process.signalCode !== null).map((r) => platform.restartReplica(r)));
+    await untilNginxUses(platform.images, imageApi('action=list'), { headers: { 'X-API-Token': token } });
+    const totalBefore = await listTotal();
+    await stopProcess(dying.process, 'SIGKILL');
+
+    // Round robin alternates between the two, so one of two uploads goes to the dead replica first.
+    const logStart = platform.accessLog().length;
+    for (const name of ['refused-1.jpg', 'refused-2.jpg']) {
+      const { status, body } = await upload(await photo(32, 24), name);
+      expect({ status, code: body.code }).toEqual({ status: 200, code: 0 });
+    }
+    const uploads = (await accessLogSince(logStart, 2)).filter((entry) => entry.method === 'POST');
+    expect(uploads.map((entry) => entry.upstream_status).sort()).toEqual(['200', '502, 200']);
+    expect(uploads.map((entry) => entry.upstream).sort()).toEqual([address(living), `${address(dying)}, ${address(living)}`].sort());
+    expect(await listTotal()).toBe(totalBefore + 2);
+  });
+
+  test('when an upload has reached an images replica that then dies, then nginx answers 502 and does not replay it on the other', async () => {
+    const [receiving, other] = platform.images as [Replica, Replica];
+    if (receiving.process.exitCode !== null || receiving.process.signalCode !== null) await platform.restartReplica(receiving);
+    await stopProcess(other.process, 'SIGKILL');
+    const totalBefore = await listTotal();
+    const tmpDir = path.join(platform.storageDir, 'tmp');
+    const tmpBefore = new Set(readdirSync(tmpDir));
+
+    // An upload whose body comes in two halves: the first reaches the only live replica, which
+    // starts writing it to tmp/; the second is never sent.
+    const file = await photo(400, 300);
+    const boundary = `----e2e${randomBytes(8).toString('hex')}`;
+    const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="dies.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`);
+    const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+    const url = new URL(imageApi('action=upload'));
+    const request = http.request(url, {
+      method: 'POST',
+      headers: {
+        'X-API-Token': token,
+        'Content-Type': `multipart/form-data; boundary=${boundary}`,
+        'Content-Length': head.length + file.length + tail.length,
+      },
+    });
+    const answered = new Promise<{ status: number; requestId: string; body: unknown }>((resolve, reject) => {
+      request.on('error', reject);
+      request.once('response', (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.once('end', () =>
+          resolve({ status: res.statusCode!, requestId: String(res.headers['x-request-id']), body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }),
+        );
+      });
+    });
+    request.write(Buffer.concat([head, file.subarray(0, file.length / 2)]));
+    const deadline = Date.now() + 10000;
+    while (!readdirSync(tmpDir).some((name) => !tmpBefore.has(name))) {
+      if (Date.now() > deadline) throw new Error(`the upload did not reach ${receiving.name}\n${receiving.output.join('')}`);
+      await sleep(50);
+    }
+
+    // The other replica is back and in nginx's rotation, so a replay would have somewhere to go.
+    await platform.restartReplica(other);
+    await untilNginxUses([other], imageApi('action=list'), { headers: { 'X-API-Token': token } });
+    const logStart = platform.accessLog().length;
+    await stopProcess(receiving.process, 'SIGKILL');
+
+    const answer = await answered;
+    request.destroy();
+    expect({ status: answer.status, body: answer.body }).toEqual({ status: 502, body: { code: 1, msg: '服务暂时不可用，请稍后重试' } });
+    const [entry] = (await accessLogSince(logStart, 1)).filter((e) => e.request_id === answer.requestId);
+    // Sent to the replica that died and to nobody after it. (Before it, the other replica may appear:
+    // dead then, it refused the connection, and a request that reached nobody is passed on.)
+    expect(entry).toMatchObject({ method: 'POST', status: 502 });
+    const tried = entry!.upstream.split(', ');
+    expect(tried.slice(tried.indexOf(address(receiving)))).toEqual([address(receiving)]);
+    expect(entry!.upstream_status.split(', ')).toEqual(tried.map(() => '502'));
+    expect(other.output.join('')).not.toContain(answer.requestId);
+    expect(await listTotal()).toBe(totalBefore);
+
+    await platform.restartReplica(receiving);
   });
 });
