@@ -53,11 +53,11 @@ describeReal('platform through nginx (two replicas of each service)', () => {
   const v1 = (pathAndQuery: string) => `${platform.baseUrl}/api/v1/${pathAndQuery}`;
   const withKey = { headers: { 'X-API-Key': '' } };
 
-  async function upload(file: Buffer, name: string): Promise<{ status: number; body: any }> {
+  async function upload(file: Buffer, name: string): Promise<{ status: number; body: any; requestId: string }> {
     const form = new FormData();
     form.append('file', new Blob([file], { type: 'image/jpeg' }), name);
     const res = await fetch(imageApi('action=upload'), { method: 'POST', body: form, headers: { 'X-API-Token': token } });
-    return { status: res.status, body: await res.json() };
+    return { status: res.status, body: await res.json(), requestId: res.headers.get('x-request-id')! };
   }
 
   async function listTotal(): Promise<number> {
@@ -75,17 +75,21 @@ describeReal('platform through nginx (two replicas of each service)', () => {
   const address = (replica: Replica) => `127.0.0.1:${replica.port}`;
 
   /**
-   * The access log from line `start` on, once it has at least `count` lines: nginx writes a line just
-   * after the answer goes out, so one may still be on its way when the client has the answer.
+   * The access log's lines for these request ids (each answer's X-Request-Id), in that order, once
+   * nginx has written them all. nginx writes a line after the answer went out, and for a refused
+   * body only after it has drained the rest of it: a line can come late, and after later ones.
    */
-  async function accessLogSince(start: number, count: number): Promise<AccessLogEntry[]> {
-    const deadline = Date.now() + 5000;
+  async function accessLogFor(requestIds: string[]): Promise<AccessLogEntry[]> {
+    const deadline = Date.now() + 10000;
     for (;;) {
-      const lines = platform.accessLog().slice(start);
-      if (lines.length >= count || Date.now() > deadline) return lines.map((line) => JSON.parse(line) as AccessLogEntry);
+      const byId = new Map(platform.accessLog().map((line) => JSON.parse(line) as AccessLogEntry).map((entry) => [entry.request_id, entry]));
+      if (requestIds.every((id) => byId.has(id))) return requestIds.map((id) => byId.get(id)!);
+      if (Date.now() > deadline) throw new Error(`nginx's access log has no line for ${requestIds.filter((id) => !byId.has(id)).join(', ')}`);
       await sleep(20);
     }
   }
+
+  const requestIdOf = (res: Response) => res.headers.get('x-request-id')!;
 
   /**
    * Sends GETs through nginx until each of `replicas` has answered one alone (no failed attempt
@@ -261,13 +265,12 @@ describeReal('platform through nginx (two replicas of each service)', () => {
   });
 
   test('when a token or an API key travels in the query, then nginx\'s access log does not keep it', async () => {
-    const logStart = platform.accessLog().length;
     const images = await fetch(imageApi(`action=profile&token=${token}`));
     expect(((await images.json()) as { code: number }).code).toBe(0);
     const tools = await fetch(toolsApi(`action=stats&api_key=${apiKey}`));
     expect(tools.status).toBe(200);
     await tools.arrayBuffer();
-    const logged = platform.accessLog().slice(logStart).map((line) => JSON.parse(line) as { path: string });
+    const logged = await accessLogFor([requestIdOf(images), requestIdOf(tools)]);
     expect(logged.map((entry) => entry.path)).toEqual(['/api/image.php', '/api/index.php']);
     expect(JSON.stringify(logged)).not.toContain(token);
     expect(JSON.stringify(logged)).not.toContain(apiKey);
@@ -278,12 +281,13 @@ describeReal('platform through nginx (two replicas of each service)', () => {
       runAdmin('tools', platform.env.tools, ['key:create', '--name', 'e2e-limited', '--limit', '6']),
       /^key: (\S+)$/m,
     );
-    const logStart = platform.accessLog().length;
     const statuses: number[] = [];
     const remaining: Array<string | null> = [];
+    const requestIds: string[] = [];
     for (let i = 0; i < 7; i++) {
       const res = await fetch(toolsApi('action=stats'), { headers: { 'X-API-Key': limited } });
       statuses.push(res.status);
+      requestIds.push(requestIdOf(res));
       remaining.push(res.headers.get('x-ratelimit-remaining'));
       if (res.status === 429) {
         expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -295,15 +299,8 @@ describeReal('platform through nginx (two replicas of each service)', () => {
     expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 429]);
     expect(remaining).toEqual(['5', '4', '3', '2', '1', '0', '0']);
     // Both replicas served those requests (nginx's access log names the upstream).
-    const upstreams = new Set(
-      platform
-        .accessLog()
-        .slice(logStart)
-        .map((line) => JSON.parse(line) as { path: string; upstream: string })
-        .filter((entry) => entry.path === '/api/index.php')
-        .map((entry) => entry.upstream),
-    );
-    expect(upstreams).toEqual(new Set(platform.tools.map((r) => `127.0.0.1:${r.port}`)));
+    const upstreams = new Set((await accessLogFor(requestIds)).map((entry) => entry.upstream));
+    expect(upstreams).toEqual(new Set(platform.tools.map(address)));
   });
 
   test('when one replica of each service is killed, then requests keep succeeding; when all are gone, nginx answers 502 in each envelope', async () => {
@@ -362,16 +359,15 @@ describeReal('platform through nginx (two replicas of each service)', () => {
       },
       { url: `${platform.baseUrl}/i/no-such-image.jpg?token=${secret()}`, status: 404, body: { code: 1, msg: '图片不存在' } },
     ];
-    const logStart = platform.accessLog().length;
+    const requestIds: string[] = [];
     for (const { url, init, status, body } of asked) {
       const res = await fetch(url, init);
+      requestIds.push(requestIdOf(res));
       expect({ url, status: res.status, body: await res.json() }).toEqual({ url, status, body });
     }
 
-    const logged = await accessLogSince(logStart, asked.length);
-    expect(logged.map((entry) => [entry.path, entry.status])).toEqual(
-      asked.map(({ url, status }) => [new URL(url).pathname, status]),
-    );
+    const logged = await accessLogFor(requestIds);
+    expect(logged.map((entry) => [entry.path, entry.status])).toEqual(asked.map(({ url, status }) => [new URL(url).pathname, status]));
     // Each 502 says why: every replica tried refused (one address and one 502 per try), or none was
     // in rotation any more (the upstream group's name, "no live upstreams").
     for (const entry of logged.filter((e) => e.status === 502)) {
@@ -408,19 +404,18 @@ describeReal('platform through nginx (two replicas of each service)', () => {
     // fail_timeout: 1 s, which nginx counts in whole seconds, so at most 2 s. 4 s leaves room for a
     // busy machine. nginx's default (10 s) keeps the replica out until 10-11 s after its refusal,
     // so this fails with it unless the restart above took over 6 s (the message shows how long).
-    const logStart = platform.accessLog().length;
-    let answer = { status: 0, code: -1 };
+    let answer = { status: 0, code: -1, requestId: '' };
     while (Date.now() < readyAt + 4000) {
       const res = await fetch(imageApi('action=list'), { headers: { 'X-API-Token': token } });
-      answer = { status: res.status, code: ((await res.json()) as { code: number }).code };
+      answer = { status: res.status, code: ((await res.json()) as { code: number }).code, requestId: requestIdOf(res) };
       if (res.status === 200) break;
       await sleep(100);
     }
-    expect({ answer, restartMs: readyAt - downAt }).toEqual({ answer: { status: 200, code: 0 }, restartMs: readyAt - downAt });
+    expect({ status: answer.status, code: answer.code, restartMs: readyAt - downAt }).toEqual({ status: 200, code: 0, restartMs: readyAt - downAt });
     // Answered by the replica that is back (the other, still dead, may have refused first).
-    const logged = await accessLogSince(logStart, 1);
-    expect(logged.at(-1)).toMatchObject({ status: 200 });
-    expect(logged.at(-1)!.upstream.split(', ').at(-1)).toBe(address(back!));
+    const [entry] = await accessLogFor([answer.requestId]);
+    expect(entry!.status).toBe(200);
+    expect(entry!.upstream.split(', ').at(-1)).toBe(address(back!));
   });
 
   test('when a tools replica is killed, then GETs that meet it are passed to the other and all 20 succeed', async () => {
@@ -429,15 +424,16 @@ describeReal('platform through nginx (two replicas of each service)', () => {
     const [dying, living] = platform.tools as [Replica, Replica];
     await stopProcess(dying.process, 'SIGKILL');
 
-    const logStart = platform.accessLog().length;
     const statuses: number[] = [];
+    const requestIds: string[] = [];
     for (let i = 0; i < 20; i++) {
       const res = await fetch(i % 2 ? v1('stats') : toolsApi('action=tools&limit=2'), withKey);
       statuses.push(res.status);
+      requestIds.push(requestIdOf(res));
       expect(((await res.json()) as { success: boolean }).success).toBe(true);
     }
     expect(statuses).toEqual(Array(20).fill(200));
-    const logged = await accessLogSince(logStart, 20);
+    const logged = await accessLogFor(requestIds);
     // Every answer came from the living replica; the GETs that went to the dead one first were
     // refused there (502 in upstream_status) and passed on.
     expect(logged.every((entry) => entry.upstream.split(', ').at(-1) === address(living))).toBe(true);
@@ -456,12 +452,13 @@ describeReal('platform through nginx (two replicas of each service)', () => {
     await stopProcess(dying.process, 'SIGKILL');
 
     // Round robin alternates between the two, so one of two uploads goes to the dead replica first.
-    const logStart = platform.accessLog().length;
+    const requestIds: string[] = [];
     for (const name of ['refused-1.jpg', 'refused-2.jpg']) {
-      const { status, body } = await upload(await photo(32, 24), name);
+      const { status, body, requestId } = await upload(await photo(32, 24), name);
+      requestIds.push(requestId);
       expect({ status, code: body.code }).toEqual({ status: 200, code: 0 });
     }
-    const uploads = (await accessLogSince(logStart, 2)).filter((entry) => entry.method === 'POST');
+    const uploads = await accessLogFor(requestIds);
     expect(uploads.map((entry) => entry.upstream_status).sort()).toEqual(['200', '502, 200']);
     expect(uploads.map((entry) => entry.upstream).sort()).toEqual([address(living), `${address(dying)}, ${address(living)}`].sort());
     expect(await listTotal()).toBe(totalBefore + 2);
@@ -510,13 +507,12 @@ describeReal('platform through nginx (two replicas of each service)', () => {
     // The other replica is back and in nginx's rotation, so a replay would have somewhere to go.
     await platform.restartReplica(other);
     await untilNginxUses([other], imageApi('action=list'), { headers: { 'X-API-Token': token } });
-    const logStart = platform.accessLog().length;
     await stopProcess(receiving.process, 'SIGKILL');
 
     const answer = await answered;
     request.destroy();
     expect({ status: answer.status, body: answer.body }).toEqual({ status: 502, body: { code: 1, msg: '服务暂时不可用，请稍后重试' } });
-    const [entry] = (await accessLogSince(logStart, 1)).filter((e) => e.request_id === answer.requestId);
+    const [entry] = await accessLogFor([answer.requestId]);
     // Sent to the replica that died and to nobody after it. (Before it, the other replica may appear:
     // dead then, it refused the connection, and a request that reached nobody is passed on.)
     expect(entry).toMatchObject({ method: 'POST', status: 502 });
