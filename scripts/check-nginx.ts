@@ -1,21 +1,21 @@
 /**
  * Renders proxy/nginx.conf.template as the e2e tests do and runs `nginx -t` on it.
- * (The compose variant differs only in its `server ... resolve;` lines and the
+ * (The compose variant differs only in the `resolve` of its server lines and the
  * resolver, which need nginx >= 1.27.3 and Docker's DNS.)
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PROXY_DIR, renderNginxTemplate, standaloneNginxConf } from './lib/nginx-template';
+import { PROXY_DIR, renderNginxTemplate, standaloneNginxConf, upstreamServers } from './lib/nginx-template';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'nginx-check-'));
 try {
   mkdirSync(path.join(dir, 'public'));
   const server = renderNginxTemplate({
     LISTEN_PORT: '18080',
-    IMAGES_UPSTREAM_SERVERS: 'server 127.0.0.1:3001; server 127.0.0.1:3011;',
-    TOOLS_UPSTREAM_SERVERS: 'server 127.0.0.1:3002; server 127.0.0.1:3012;',
+    IMAGES_UPSTREAM_SERVERS: upstreamServers(['127.0.0.1:3001', '127.0.0.1:3011']),
+    TOOLS_UPSTREAM_SERVERS: upstreamServers(['127.0.0.1:3002', '127.0.0.1:3012']),
     RESOLVER_DIRECTIVE: '# no resolver: fixed loopback addresses',
     IMAGES_PUBLIC_DIR: path.join(dir, 'public') + '/',
     PROXY_DIR,
@@ -23,7 +23,7 @@ try {
   });
   const conf = path.join(dir, 'nginx.conf');
   writeFileSync(conf, standaloneNginxConf(server, dir));
-  execFileSync('nginx', ['-t', '-p', dir, '-c', conf], { stdio: 'inherit' });
+  execFileSync('nginx', ['-t', '-e', 'stderr', '-p', dir, '-c', conf], { stdio: 'inherit' });
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

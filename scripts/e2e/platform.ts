@@ -5,7 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { PROXY_DIR, renderNginxTemplate, standaloneNginxConf } from '../lib/nginx-template';
+import { PROXY_DIR, renderNginxTemplate, standaloneNginxConf, upstreamServers } from '../lib/nginx-template';
 import type { RealServices } from './real-services';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -13,7 +13,9 @@ const ROOT = path.resolve(__dirname, '..', '..');
 export interface Replica {
   name: string;
   port: number;
+  /** The running process (restartReplica replaces it). */
   process: ChildProcess;
+  /** What the current process wrote to stdout and stderr. */
   output: string[];
 }
 
@@ -21,8 +23,15 @@ export interface Platform {
   baseUrl: string;
   /** nginx's access log so far, one JSON object per line (log_format platform). */
   accessLog(): string[];
+  /** Everything nginx wrote to its error log so far (its stderr, as in the container). */
+  errorLog(): string;
   images: Replica[];
   tools: Replica[];
+  /**
+   * Starts the replica again, on its port with its environment (SIGKILL first if it still runs),
+   * and resolves once its own /readyz answers 200. nginx is not told: it finds the replica itself.
+   */
+  restartReplica(replica: Replica): Promise<void>;
   imagesDatabaseUrl: string;
   toolsDatabaseUrl: string;
   storageDir: string;
@@ -83,7 +92,7 @@ async function waitFor(what: () => string, check: () => Promise<boolean>, timeou
   }
 }
 
-function startReplica(name: string, script: string, env: NodeJS.ProcessEnv, port: number): Replica {
+function spawnReplica(script: string, env: NodeJS.ProcessEnv, port: number): { process: ChildProcess; output: string[] } {
   const child = spawn(process.execPath, [script], {
     cwd: ROOT,
     env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
@@ -92,7 +101,14 @@ function startReplica(name: string, script: string, env: NodeJS.ProcessEnv, port
   const output: string[] = [];
   child.stdout!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
-  return { name, port, process: child, output };
+  return { process: child, output };
+}
+
+async function waitForReady(replica: Replica): Promise<void> {
+  await waitFor(() => `${replica.name} /readyz\n${replica.output.join('')}`, async () => {
+    const res = await fetch(`http://127.0.0.1:${replica.port}/readyz`);
+    return res.status === 200;
+  });
 }
 
 /** Sends raw bytes (as a client that does not percent-encode would) and returns the whole answer. */
@@ -126,11 +142,16 @@ export async function startPlatform(real: RealServices, options: PlatformOptions
   const imagesDb = `e2e_images_${suffix}`;
   const toolsDb = `e2e_tools_${suffix}`;
   const workDir = mkdtempSync(path.join(os.tmpdir(), 'platform-e2e-'));
-  const children: ChildProcess[] = [];
+  const images: Replica[] = [];
+  const tools: Replica[] = [];
+  const launchOf = new Map<Replica, { script: string; env: NodeJS.ProcessEnv }>();
   let nginxMaster: ChildProcess | undefined;
   const stop = async (): Promise<void> => {
     // nginx's master stops its workers on SIGTERM; SIGKILL would leave them running, still listening.
-    await Promise.all(children.map((child) => stopProcess(child, child === nginxMaster ? 'SIGTERM' : 'SIGKILL')));
+    await Promise.all([
+      ...(nginxMaster ? [stopProcess(nginxMaster, 'SIGTERM')] : []),
+      ...[...images, ...tools].map((replica) => stopProcess(replica.process, 'SIGKILL')),
+    ]);
     await withAdmin(real.databaseUrl, async (admin) => {
       await admin.query(`DROP DATABASE IF EXISTS ${imagesDb} WITH (FORCE)`);
       await admin.query(`DROP DATABASE IF EXISTS ${toolsDb} WITH (FORCE)`);
@@ -179,24 +200,23 @@ export async function startPlatform(real: RealServices, options: PlatformOptions
 
     // All replicas start at once on empty databases: the migrations race, as in
     // `docker compose up --scale`, and knex's migration lock must sort it out.
-    const images: Replica[] = [];
-    const tools: Replica[] = [];
+    const start = async (name: string, script: string, env: NodeJS.ProcessEnv): Promise<Replica> => {
+      const port = await freePort();
+      const replica: Replica = { name, port, ...spawnReplica(script, env, port) };
+      launchOf.set(replica, { script, env });
+      return replica;
+    };
     for (let i = 0; i < options.replicas; i++) {
-      images.push(startReplica(`images-${i + 1}`, 'services/images/dist/src/main.js', imagesEnv, await freePort()));
-      tools.push(startReplica(`tools-${i + 1}`, 'services/tools/dist/src/main.js', toolsEnv, await freePort()));
+      images.push(await start(`images-${i + 1}`, 'services/images/dist/src/main.js', imagesEnv));
+      tools.push(await start(`tools-${i + 1}`, 'services/tools/dist/src/main.js', toolsEnv));
     }
-    children.push(...[...images, ...tools].map((r) => r.process));
-    for (const replica of [...images, ...tools]) {
-      await waitFor(() => `${replica.name} /readyz\n${replica.output.join('')}`, async () => {
-        const res = await fetch(`http://127.0.0.1:${replica.port}/readyz`);
-        return res.status === 200;
-      });
-    }
+    for (const replica of [...images, ...tools]) await waitForReady(replica);
 
+    const loopback = (replicas: Replica[]) => upstreamServers(replicas.map((r) => `127.0.0.1:${r.port}`));
     const server = renderNginxTemplate({
       LISTEN_PORT: String(nginxPort),
-      IMAGES_UPSTREAM_SERVERS: images.map((r) => `server 127.0.0.1:${r.port};`).join(' '),
-      TOOLS_UPSTREAM_SERVERS: tools.map((r) => `server 127.0.0.1:${r.port};`).join(' '),
+      IMAGES_UPSTREAM_SERVERS: loopback(images),
+      TOOLS_UPSTREAM_SERVERS: loopback(tools),
       RESOLVER_DIRECTIVE: '# fixed loopback replicas: nothing to resolve',
       IMAGES_PUBLIC_DIR: path.join(storageDir, 'public') + '/',
       PROXY_DIR,
@@ -204,25 +224,35 @@ export async function startPlatform(real: RealServices, options: PlatformOptions
     });
     const confFile = path.join(nginxDir, 'nginx.conf');
     writeFileSync(confFile, standaloneNginxConf(server, nginxDir));
-    // The template logs to /dev/stdout (as in the nginx image); here that is a file,
-    // since nginx cannot open /dev/stdout when it is a socket.
+    // The template logs to /dev/stdout and stderr (as in the nginx image, where the error log is
+    // stderr too); here they are files, since nginx cannot open /dev/stdout when it is a socket.
     const accessLogFile = path.join(nginxDir, 'access.log');
+    const errorLogFile = path.join(nginxDir, 'error.log');
     const accessLogFd = openSync(accessLogFile, 'a');
-    const nginx = spawn('nginx', ['-p', nginxDir, '-c', confFile, '-g', 'daemon off;'], {
-      stdio: ['ignore', accessLogFd, 'pipe'],
+    const errorLogFd = openSync(errorLogFile, 'a');
+    const nginx = spawn('nginx', ['-e', 'stderr', '-p', nginxDir, '-c', confFile, '-g', 'daemon off;'], {
+      stdio: ['ignore', accessLogFd, errorLogFd],
     });
     closeSync(accessLogFd);
+    closeSync(errorLogFd);
     nginxMaster = nginx;
-    children.unshift(nginx);
-    const nginxErrors: string[] = [];
-    nginx.stderr!.on('data', (chunk: Buffer) => nginxErrors.push(chunk.toString()));
-    await waitFor(() => `nginx\n${nginxErrors.join('')}`, async () => (await fetch(`${baseUrl}/nginx-health`)).status === 200);
+    const errorLog = () => readFileSync(errorLogFile, 'utf8');
+    await waitFor(() => `nginx\n${errorLog()}`, async () => (await fetch(`${baseUrl}/nginx-health`)).status === 200);
+
+    const restartReplica = async (replica: Replica): Promise<void> => {
+      await stopProcess(replica.process, 'SIGKILL');
+      const { script, env } = launchOf.get(replica)!;
+      Object.assign(replica, spawnReplica(script, env, replica.port));
+      await waitForReady(replica);
+    };
 
     return {
       baseUrl,
       accessLog: () => readFileSync(accessLogFile, 'utf8').split('\n').filter(Boolean),
+      errorLog,
       images,
       tools,
+      restartReplica,
       imagesDatabaseUrl: imagesEnv.DATABASE_URL!,
       toolsDatabaseUrl: toolsEnv.DATABASE_URL!,
       storageDir,

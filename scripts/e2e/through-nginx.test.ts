@@ -3,9 +3,13 @@
  * loopback, behind a real nginx rendered from proxy/nginx.conf.template, on real
  * Postgres and Redis. Every operation is driven through nginx.
  */
+import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
 import sharp from 'sharp';
 import { realServices } from './real-services';
-import { buildServices, runAdmin, startPlatform, stopProcess, type Platform } from './platform';
+import { buildServices, runAdmin, startPlatform, stopProcess, type Platform, type Replica } from './platform';
 
 const real = realServices();
 const describeReal = real ? describe : describe.skip;
@@ -17,6 +21,20 @@ function printedSecret(output: string, pattern: RegExp): string {
   if (!match) throw new Error(`admin CLI output without the expected secret:\n${output}`);
   return match[1]!;
 }
+
+/** One line of nginx's access log (log_format platform). */
+interface AccessLogEntry {
+  request_id: string;
+  method: string;
+  path: string;
+  status: number;
+  upstream: string;
+  upstream_status: string;
+  upstream_connect_time: string;
+  upstream_response_time: string;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function photo(width: number, height: number): Promise<Buffer> {
   const channels = 3;
@@ -35,11 +53,11 @@ describeReal('platform through nginx (two replicas of each service)', () => {
   const v1 = (pathAndQuery: string) => `${platform.baseUrl}/api/v1/${pathAndQuery}`;
   const withKey = { headers: { 'X-API-Key': '' } };
 
-  async function upload(file: Buffer, name: string): Promise<{ status: number; body: any }> {
+  async function upload(file: Buffer, name: string): Promise<{ status: number; body: any; requestId: string }> {
     const form = new FormData();
     form.append('file', new Blob([file], { type: 'image/jpeg' }), name);
     const res = await fetch(imageApi('action=upload'), { method: 'POST', body: form, headers: { 'X-API-Token': token } });
-    return { status: res.status, body: await res.json() };
+    return { status: res.status, body: await res.json(), requestId: res.headers.get('x-request-id')! };
   }
 
   async function listTotal(): Promise<number> {
@@ -52,6 +70,49 @@ describeReal('platform through nginx (two replicas of each service)', () => {
     const res = await fetch(imageApi('action=profile'), { headers: { 'X-API-Token': token } });
     const body = (await res.json()) as { data: { used_bytes: number } };
     return body.data.used_bytes;
+  }
+
+  const address = (replica: Replica) => `127.0.0.1:${replica.port}`;
+
+  /**
+   * The access log's lines for these request ids (each answer's X-Request-Id), in that order, once
+   * nginx has written them all. nginx writes a line after the answer went out, and for a refused
+   * body only after it has drained the rest of it: a line can come late, and after later ones.
+   */
+  async function accessLogFor(requestIds: string[]): Promise<AccessLogEntry[]> {
+    const deadline = Date.now() + 10000;
+    for (;;) {
+      const byId = new Map(platform.accessLog().map((line) => JSON.parse(line) as AccessLogEntry).map((entry) => [entry.request_id, entry]));
+      if (requestIds.every((id) => byId.has(id))) return requestIds.map((id) => byId.get(id)!);
+      if (Date.now() > deadline) throw new Error(`nginx's access log has no line for ${requestIds.filter((id) => !byId.has(id)).join(', ')}`);
+      await sleep(20);
+    }
+  }
+
+  const requestIdOf = (res: Response) => res.headers.get('x-request-id')!;
+
+  /**
+   * Sends GETs through nginx until each of `replicas` has answered one alone (no failed attempt
+   * before it): nginx has them all in rotation. A replica that failed lately stays out for up to 2 s.
+   */
+  async function untilNginxUses(replicas: Replica[], url: string, init: RequestInit): Promise<void> {
+    const start = platform.accessLog().length;
+    const deadline = Date.now() + 10000;
+    for (;;) {
+      const res = await fetch(url, init);
+      await res.arrayBuffer();
+      const served = new Set(
+        platform
+          .accessLog()
+          .slice(start)
+          .map((line) => JSON.parse(line) as AccessLogEntry)
+          .filter((entry) => entry.upstream_status === '200')
+          .map((entry) => entry.upstream),
+      );
+      if (replicas.every((replica) => served.has(address(replica)))) return;
+      if (Date.now() > deadline) throw new Error(`nginx did not use ${replicas.map((r) => r.name).join(', ')} in 10 s`);
+      await sleep(100);
+    }
   }
 
   beforeAll(async () => {
@@ -204,13 +265,12 @@ describeReal('platform through nginx (two replicas of each service)', () => {
   });
 
   test('when a token or an API key travels in the query, then nginx\'s access log does not keep it', async () => {
-    const logStart = platform.accessLog().length;
     const images = await fetch(imageApi(`action=profile&token=${token}`));
     expect(((await images.json()) as { code: number }).code).toBe(0);
     const tools = await fetch(toolsApi(`action=stats&api_key=${apiKey}`));
     expect(tools.status).toBe(200);
     await tools.arrayBuffer();
-    const logged = platform.accessLog().slice(logStart).map((line) => JSON.parse(line) as { path: string });
+    const logged = await accessLogFor([requestIdOf(images), requestIdOf(tools)]);
     expect(logged.map((entry) => entry.path)).toEqual(['/api/image.php', '/api/index.php']);
     expect(JSON.stringify(logged)).not.toContain(token);
     expect(JSON.stringify(logged)).not.toContain(apiKey);
@@ -221,12 +281,13 @@ describeReal('platform through nginx (two replicas of each service)', () => {
       runAdmin('tools', platform.env.tools, ['key:create', '--name', 'e2e-limited', '--limit', '6']),
       /^key: (\S+)$/m,
     );
-    const logStart = platform.accessLog().length;
     const statuses: number[] = [];
     const remaining: Array<string | null> = [];
+    const requestIds: string[] = [];
     for (let i = 0; i < 7; i++) {
       const res = await fetch(toolsApi('action=stats'), { headers: { 'X-API-Key': limited } });
       statuses.push(res.status);
+      requestIds.push(requestIdOf(res));
       remaining.push(res.headers.get('x-ratelimit-remaining'));
       if (res.status === 429) {
         expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -238,15 +299,8 @@ describeReal('platform through nginx (two replicas of each service)', () => {
     expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 429]);
     expect(remaining).toEqual(['5', '4', '3', '2', '1', '0', '0']);
     // Both replicas served those requests (nginx's access log names the upstream).
-    const upstreams = new Set(
-      platform
-        .accessLog()
-        .slice(logStart)
-        .map((line) => JSON.parse(line) as { path: string; upstream: string })
-        .filter((entry) => entry.path === '/api/index.php')
-        .map((entry) => entry.upstream),
-    );
-    expect(upstreams).toEqual(new Set(platform.tools.map((r) => `127.0.0.1:${r.port}`)));
+    const upstreams = new Set((await accessLogFor(requestIds)).map((entry) => entry.upstream));
+    expect(upstreams).toEqual(new Set(platform.tools.map(address)));
   });
 
   test('when one replica of each service is killed, then requests keep succeeding; when all are gone, nginx answers 502 in each envelope', async () => {
@@ -270,5 +324,204 @@ describeReal('platform through nginx (two replicas of each service)', () => {
     const images = await fetch(imageApi('action=list'), { headers: { 'X-API-Token': token } });
     expect(images.status).toBe(502);
     expect(await images.json()).toEqual({ code: 1, msg: '服务暂时不可用，请稍后重试' });
+  });
+
+  // ---- failures: what the logs keep, and how nginx finds replicas again ------------------------
+  // These tests leave replicas dead or restarted; each first brings the replicas it needs to the
+  // state it describes.
+
+  test('when every replica is down, then tokens and API keys in the query, however spelled, reach neither nginx log, and the access log tells why each request failed', async () => {
+    await Promise.all([...platform.images, ...platform.tools].map((replica) => stopProcess(replica.process, 'SIGKILL')));
+    const secrets: string[] = [];
+    const secret = () => {
+      const value = `SECRET-${randomBytes(8).toString('hex')}`;
+      secrets.push(value);
+      return value;
+    };
+    const imagesDown = { code: 1, msg: '服务暂时不可用，请稍后重试' };
+    const toolsDown = { success: false, error: { code: 502, message: '服务暂时不可用，请稍后重试' } };
+    const asked: Array<{ url: string; init?: RequestInit; status: number; body: unknown }> = [
+      ...['token', 'token[]', 'token[0]', 'token%5B%5D', 'TOKEN'].map((name) => ({
+        url: imageApi(`action=list&${name}=${secret()}`),
+        status: 502,
+        body: imagesDown,
+      })),
+      ...['api_key', 'api_key[]', 'api_key[0]', 'api_key%5B%5D'].flatMap((name) => [
+        { url: toolsApi(`action=stats&${name}=${secret()}`), status: 502, body: toolsDown },
+        { url: v1(`tools?${name}=${secret()}`), status: 502, body: toolsDown },
+      ]),
+      // nginx's own refusals log at `error` with the request line too: a body over the limit, a missing file.
+      {
+        url: toolsApi(`action=stats&api_key=${secret()}`),
+        init: { method: 'POST', body: Buffer.alloc(3 * 1024 * 1024, 1) },
+        status: 413,
+        body: { success: false, error: { code: 413, message: '参数错误: 请求体过大' } },
+      },
+      { url: `${platform.baseUrl}/i/no-such-image.jpg?token=${secret()}`, status: 404, body: { code: 1, msg: '图片不存在' } },
+    ];
+    const requestIds: string[] = [];
+    for (const { url, init, status, body } of asked) {
+      const res = await fetch(url, init);
+      requestIds.push(requestIdOf(res));
+      expect({ url, status: res.status, body: await res.json() }).toEqual({ url, status, body });
+    }
+
+    const logged = await accessLogFor(requestIds);
+    expect(logged.map((entry) => [entry.path, entry.status])).toEqual(asked.map(({ url, status }) => [new URL(url).pathname, status]));
+    // Each 502 says why: every replica tried refused (one address and one 502 per try), or none was
+    // in rotation any more (the upstream group's name, "no live upstreams").
+    for (const entry of logged.filter((e) => e.status === 502)) {
+      const group = entry.path === '/api/image.php' ? 'images_service' : 'tools_service';
+      const replicas = entry.path === '/api/image.php' ? platform.images : platform.tools;
+      const tried = entry.upstream.split(', ');
+      expect(tried.every((a) => a === group || replicas.some((r) => address(r) === a))).toBe(true);
+      expect(entry.upstream_status.split(', ')).toEqual(tried.map(() => '502'));
+    }
+
+    const errorLog = platform.errorLog();
+    const accessLog = platform.accessLog().join('\n');
+    // The error log is the one nginx writes (its start is logged at notice), yet no message in it
+    // names a request: those would end with `request: "GET /api/...?token=..."`.
+    expect(errorLog).toContain('start worker process');
+    expect(errorLog).not.toContain('request: "');
+    for (const value of secrets) {
+      expect(errorLog).not.toContain(value);
+      expect(accessLog).not.toContain(value);
+    }
+  });
+
+  test('when an images replica comes back after all were down, then nginx sends it traffic within about a second of it being ready', async () => {
+    await Promise.all(platform.images.map((replica) => stopProcess(replica.process, 'SIGKILL')));
+    const down = await fetch(imageApi('action=list'), { headers: { 'X-API-Token': token } });
+    expect(down.status).toBe(502);
+    await down.arrayBuffer();
+    const downAt = Date.now();
+    const [back] = platform.images;
+    await platform.restartReplica(back!);
+    const readyAt = Date.now();
+
+    // Refusing nginx (at that 502 or just before it) took both replicas out of rotation for
+    // fail_timeout: 1 s, which nginx counts in whole seconds, so at most 2 s. 4 s leaves room for a
+    // busy machine. nginx's default (10 s) keeps the replica out until 10-11 s after its refusal,
+    // so this fails with it unless the restart above took over 6 s (the message shows how long).
+    let answer = { status: 0, code: -1, requestId: '' };
+    while (Date.now() < readyAt + 4000) {
+      const res = await fetch(imageApi('action=list'), { headers: { 'X-API-Token': token } });
+      answer = { status: res.status, code: ((await res.json()) as { code: number }).code, requestId: requestIdOf(res) };
+      if (res.status === 200) break;
+      await sleep(100);
+    }
+    expect({ status: answer.status, code: answer.code, restartMs: readyAt - downAt }).toEqual({ status: 200, code: 0, restartMs: readyAt - downAt });
+    // Answered by the replica that is back (the other, still dead, may have refused first).
+    const [entry] = await accessLogFor([answer.requestId]);
+    expect(entry!.status).toBe(200);
+    expect(entry!.upstream.split(', ').at(-1)).toBe(address(back!));
+  });
+
+  test('when a tools replica is killed, then GETs that meet it are passed to the other and all 20 succeed', async () => {
+    await Promise.all(platform.tools.map((replica) => platform.restartReplica(replica)));
+    await untilNginxUses(platform.tools, toolsApi('action=stats'), withKey);
+    const [dying, living] = platform.tools as [Replica, Replica];
+    await stopProcess(dying.process, 'SIGKILL');
+
+    const statuses: number[] = [];
+    const requestIds: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const res = await fetch(i % 2 ? v1('stats') : toolsApi('action=tools&limit=2'), withKey);
+      statuses.push(res.status);
+      requestIds.push(requestIdOf(res));
+      expect(((await res.json()) as { success: boolean }).success).toBe(true);
+    }
+    expect(statuses).toEqual(Array(20).fill(200));
+    const logged = await accessLogFor(requestIds);
+    // Every answer came from the living replica; the GETs that went to the dead one first were
+    // refused there (502 in upstream_status) and passed on.
+    expect(logged.every((entry) => entry.upstream.split(', ').at(-1) === address(living))).toBe(true);
+    const passedOn = logged.filter((entry) => entry.upstream !== address(living));
+    expect(passedOn.length).toBeGreaterThanOrEqual(1);
+    for (const entry of passedOn) {
+      expect(entry).toMatchObject({ status: 200, upstream: `${address(dying)}, ${address(living)}`, upstream_status: '502, 200' });
+    }
+  });
+
+  test('when an upload meets an images replica that refuses the connection, then it is passed to the other and stored once', async () => {
+    const [living, dying] = platform.images as [Replica, Replica];
+    await Promise.all(platform.images.filter((r) => r.process.exitCode !== null || r.process.signalCode !== null).map((r) => platform.restartReplica(r)));
+    await untilNginxUses(platform.images, imageApi('action=list'), { headers: { 'X-API-Token': token } });
+    const totalBefore = await listTotal();
+    await stopProcess(dying.process, 'SIGKILL');
+
+    // Round robin alternates between the two, so one of two uploads goes to the dead replica first.
+    const requestIds: string[] = [];
+    for (const name of ['refused-1.jpg', 'refused-2.jpg']) {
+      const { status, body, requestId } = await upload(await photo(32, 24), name);
+      requestIds.push(requestId);
+      expect({ status, code: body.code }).toEqual({ status: 200, code: 0 });
+    }
+    const uploads = await accessLogFor(requestIds);
+    expect(uploads.map((entry) => entry.upstream_status).sort()).toEqual(['200', '502, 200']);
+    expect(uploads.map((entry) => entry.upstream).sort()).toEqual([address(living), `${address(dying)}, ${address(living)}`].sort());
+    expect(await listTotal()).toBe(totalBefore + 2);
+  });
+
+  test('when an upload has reached an images replica that then dies, then nginx answers 502 and does not replay it on the other', async () => {
+    const [receiving, other] = platform.images as [Replica, Replica];
+    if (receiving.process.exitCode !== null || receiving.process.signalCode !== null) await platform.restartReplica(receiving);
+    await stopProcess(other.process, 'SIGKILL');
+    const totalBefore = await listTotal();
+    const tmpDir = path.join(platform.storageDir, 'tmp');
+    const tmpBefore = new Set(readdirSync(tmpDir));
+
+    // An upload whose body comes in two halves: the first reaches the only live replica, which
+    // starts writing it to tmp/; the second is never sent.
+    const file = await photo(400, 300);
+    const boundary = `----e2e${randomBytes(8).toString('hex')}`;
+    const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="dies.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`);
+    const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+    const url = new URL(imageApi('action=upload'));
+    const request = http.request(url, {
+      method: 'POST',
+      headers: {
+        'X-API-Token': token,
+        'Content-Type': `multipart/form-data; boundary=${boundary}`,
+        'Content-Length': head.length + file.length + tail.length,
+      },
+    });
+    const answered = new Promise<{ status: number; requestId: string; body: unknown }>((resolve, reject) => {
+      request.on('error', reject);
+      request.once('response', (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.once('end', () =>
+          resolve({ status: res.statusCode!, requestId: String(res.headers['x-request-id']), body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }),
+        );
+      });
+    });
+    request.write(Buffer.concat([head, file.subarray(0, file.length / 2)]));
+    const deadline = Date.now() + 10000;
+    while (!readdirSync(tmpDir).some((name) => !tmpBefore.has(name))) {
+      if (Date.now() > deadline) throw new Error(`the upload did not reach ${receiving.name}\n${receiving.output.join('')}`);
+      await sleep(50);
+    }
+
+    // The other replica is back and in nginx's rotation, so a replay would have somewhere to go.
+    await platform.restartReplica(other);
+    await untilNginxUses([other], imageApi('action=list'), { headers: { 'X-API-Token': token } });
+    await stopProcess(receiving.process, 'SIGKILL');
+
+    const answer = await answered;
+    request.destroy();
+    expect({ status: answer.status, body: answer.body }).toEqual({ status: 502, body: { code: 1, msg: '服务暂时不可用，请稍后重试' } });
+    const [entry] = await accessLogFor([answer.requestId]);
+    // Sent to the replica that died and to nobody after it. (Before it, the other replica may appear:
+    // dead then, it refused the connection, and a request that reached nobody is passed on.)
+    expect(entry).toMatchObject({ method: 'POST', status: 502 });
+    const tried = entry!.upstream.split(', ');
+    expect(tried.slice(tried.indexOf(address(receiving)))).toEqual([address(receiving)]);
+    expect(entry!.upstream_status.split(', ')).toEqual(tried.map(() => '502'));
+    expect(other.output.join('')).not.toContain(answer.requestId);
+    expect(await listTotal()).toBe(totalBefore);
+
+    await platform.restartReplica(receiving);
   });
 });

@@ -15,6 +15,23 @@ export interface NginxTemplateValues {
 }
 
 /**
+ * Failure accounting of every upstream server: one failed attempt takes the replica out of rotation
+ * for 1 s (nginx counts whole seconds, so 1-2 s), after which the next request tries it again.
+ * nginx's default, fail_timeout=10s, answered 502 for up to 11 s after all replicas were back.
+ */
+export const UPSTREAM_FAILURE_ACCOUNTING = 'max_fails=1 fail_timeout=1s';
+
+/**
+ * The `server ...;` lines of an upstream block (IMAGES_UPSTREAM_SERVERS, TOOLS_UPSTREAM_SERVERS):
+ * one per address, each with the failure accounting. `resolve` re-resolves a service name, as the
+ * compose file does for scaled replicas.
+ */
+export function upstreamServers(addresses: string[], options: { resolve?: boolean } = {}): string {
+  if (addresses.length === 0) throw new Error('an upstream needs at least one server');
+  return addresses.map((address) => ['server', address, ...(options.resolve ? ['resolve'] : []), UPSTREAM_FAILURE_ACCOUNTING].join(' ') + ';').join(' ');
+}
+
+/**
  * Renders the template the way the nginx image's envsubst step does: only the
  * named placeholders are replaced, so nginx's own $variables are left alone.
  */
@@ -28,14 +45,19 @@ export function renderNginxTemplate(values: NginxTemplateValues, template = read
   return rendered;
 }
 
-/** A complete nginx.conf around the rendered server config, for running nginx outside Docker. */
+/**
+ * A complete nginx.conf around the rendered server config, for running nginx outside Docker.
+ * Its main error log is the nginx image's (notice, to /var/log/nginx/error.log, which the image
+ * links to /dev/stderr): run nginx with `-e stderr` too, so that nothing goes to the compiled-in
+ * log file before this configuration is read.
+ */
 export function standaloneNginxConf(serverConfig: string, prefixDir: string): string {
   return [
     'worker_processes 1;',
     // Tests run as root and read files the services wrote; workers keep that user.
     'user root;',
     `pid ${prefixDir}/nginx.pid;`,
-    `error_log ${prefixDir}/error.log warn;`,
+    'error_log stderr notice;',
     'events { worker_connections 512; }',
     'http {',
     '  include /etc/nginx/mime.types;',
