@@ -5,6 +5,7 @@ import path from 'node:path';
 import pino from 'pino';
 import request from 'supertest';
 import { createTestUser, filesIn, fixture, fixtureBytes, imageRows, openTestService, usedBytes, type TestService } from './support/harness';
+import { loadOpenApi, type OpenApiValidator } from './support/openapi-validator';
 
 // A real full filesystem: a small tmpfs mounted for the test (needs root, as CI runs). Each test
 // leaves exactly the room that lets the upload pass the stages before the one under test.
@@ -37,10 +38,12 @@ const pages = (bytes: number) => Math.ceil(bytes / PAGE);
 describeWithTmpfs('a full disk (real tmpfs)', () => {
   let mountPoint: string;
   let svc: TestService;
+  let spec: OpenApiValidator;
   const logLines: Array<Record<string, unknown>> = [];
   const storageFull = { code: 1, msg: '服务器存储空间不足，请稍后重试' };
 
   beforeAll(async () => {
+    spec = await loadOpenApi(path.join(__dirname, '..', 'openapi.yaml'));
     mountPoint = fs.mkdtempSync(path.join(os.tmpdir(), 'images-full-'));
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m,nr_inodes=400', 'tmpfs', mountPoint]);
     const logger = pino({ level: 'info' }, { write: (line: string) => logLines.push(JSON.parse(line)) });
@@ -85,6 +88,7 @@ describeWithTmpfs('a full disk (real tmpfs)', () => {
   async function expectRefusedAndUndone(userId: number, res: request.Response): Promise<{ syscall?: string; stack?: string }> {
     expect(res.status).toBe(507);
     expect(res.body).toEqual(storageFull);
+    spec.expectResponseMatchesSpec(res, { path: '/api/image.php', method: 'POST', action: 'upload' });
     expect(await imageRows(svc.db)).toEqual([]);
     for (const area of ['public', 'bin', 'thumbs', 'tmp'] as const) expect(filesIn(svc.storageDir, area)).toEqual([]);
     expect(await usedBytes(svc.db, userId)).toBe(0);
@@ -127,6 +131,7 @@ describeWithTmpfs('a full disk (real tmpfs)', () => {
     const res = await request(svc.app).post('/api/image.php?action=delete').set('X-API-Token', user.token).send({ id: stored.id });
     expect(res.status).toBe(507);
     expect(res.body).toEqual(storageFull);
+    spec.expectResponseMatchesSpec(res, { path: '/api/image.php', method: 'POST', action: 'delete' });
     expect((await imageRows(svc.db)).map((row) => row.status)).toEqual(['stored']);
     expect(filesIn(svc.storageDir, 'public')).toHaveLength(1);
     expect(await usedBytes(svc.db, user.id)).toBe(stored.file_size);
