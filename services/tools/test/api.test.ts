@@ -1,11 +1,11 @@
 import request from 'supertest';
+import { openTestDatabase } from './support/test-database';
 import pino from 'pino';
 import type express from 'express';
 import { createKey, importJson, openHarness, smallCatalog, type Harness } from './support/harness';
 import { createSettingsRepository } from '../src/ads/settings-repository';
 import { ADS_SETTING_KEY } from '../src/ads/ads-service';
 import { createApp } from '../src/app';
-import { migrateToLatest, openDb } from '../src/db/open-db';
 import { createRequestLimiter } from '../src/ratelimit/request-limiter';
 import { silentLogger, testConfig } from './support/harness';
 
@@ -440,8 +440,7 @@ describe('query form and protocol', () => {
 
 describe('when the database is gone', () => {
   it('then API calls get the generic 500 envelope (no internals) and /readyz says 503', async () => {
-    const db = await openDb({ kind: 'pglite-memory' });
-    await migrateToLatest(db);
+    const { db } = await openTestDatabase('tools');
     const broken = createApp({ db, limiter: createRequestLimiter({ keyPrefix: 'x', logger: silentLogger }), logger: silentLogger, config: testConfig() });
     await db.destroy();
     const res = await request(broken).get('/api/index.php?action=tools').set('X-API-Key', 'tk_any');

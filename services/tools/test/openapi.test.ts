@@ -6,10 +6,10 @@ import path from 'node:path';
 import type express from 'express';
 import { Redis } from 'ioredis';
 import request from 'supertest';
+import { openTestDatabase } from './support/test-database';
 import { ADS_SETTING_KEY } from '../src/ads/ads-service';
 import { createSettingsRepository } from '../src/ads/settings-repository';
 import { createApp } from '../src/app';
-import { migrateToLatest, openDb } from '../src/db/open-db';
 import { Messages as messages } from '../src/errors/messages';
 import { installClientErrorEnvelope } from '../src/http/client-error';
 import { createRequestLimiter } from '../src/ratelimit/request-limiter';
@@ -231,8 +231,7 @@ describe('documented errors', () => {
   });
 
   it('when the database is gone, then every action answers the generic 500 and /readyz the documented 503', async () => {
-    const db = openDb('pglite:memory');
-    await migrateToLatest(db);
+    const { db } = await openTestDatabase('tools');
     const broken = createApp({ db, limiter: createRequestLimiter({ keyPrefix: 'x', logger: silentLogger }), logger: silentLogger, config: testConfig() });
     await db.destroy();
     for (const action of Object.keys(VALID_QUERY)) {
