@@ -7,78 +7,85 @@
  * lib/front-door.ts, which applies proxy/v1-rewrites.conf.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import sharp from 'sharp';
-import { z } from 'zod';
-import { loadConfig as loadImagesConfig } from '../services/images/src/config';
-import { openImagesService } from '../services/images/src/open-service';
+import { loadConfig as loadImagesConfig, type ImagesConfig } from '../services/images/src/config';
 import { ensureDemoUser } from '../services/images/src/demo';
-import { loadConfig as loadToolsConfig } from '../services/tools/src/config';
-import { openToolsService } from '../services/tools/src/open-service';
-import { ensureDemoData } from '../services/tools/src/demo';
 import { clientErrorAnswer as imagesClientErrorAnswer } from '../services/images/src/http/client-error';
+import { openImagesService } from '../services/images/src/open-service';
+import { loadConfig as loadToolsConfig, type ToolsConfig } from '../services/tools/src/config';
+import { ensureDemoData } from '../services/tools/src/demo';
 import { answerClientErrors, clientErrorAnswer as toolsClientErrorAnswer } from '../services/tools/src/http/client-error';
-import { createFrontDoor, isImagesPath, refusedRequestPath } from './lib/front-door';
-import { loadV1Rewrites } from './lib/v1-rewrites';
+import { openToolsService } from '../services/tools/src/open-service';
 import { printCurlExamples } from './lib/curl-examples';
-
-const ROOT = path.resolve(__dirname, '..');
+import { embeddedEnvironment, type EmbeddedEnvironment } from './lib/embedded-env';
+import { createFrontDoor, isImagesPath, refusedRequestPath, startingAnswer } from './lib/front-door';
+import { loadV1Rewrites } from './lib/v1-rewrites';
 
 interface DemoCredentials {
   token?: string;
   apiKey?: string;
 }
 
-/** The front door's own settings; each service validates the rest with its own schema. */
-const frontDoorSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-  HOST: z.string().min(1).default('0.0.0.0'),
-  DATA_DIR: z.string().min(1).default('data'),
-  PUBLIC_BASE_URL: z.url().optional(),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10000),
-});
+function fail(line: string): never {
+  process.stderr.write(`${line}\n`);
+  process.exit(1);
+}
 
-function loadFrontDoorConfig(env: NodeJS.ProcessEnv): z.infer<typeof frontDoorSchema> {
-  const parsed = frontDoorSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')));
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new Error(`${issue.path.join('.')} ${issue.message}`);
+/** Every variable is checked before anything starts: one line naming the first bad one. */
+function loadConfigs(): { platform: EmbeddedEnvironment; images: ImagesConfig; tools: ToolsConfig } {
+  try {
+    const platform = embeddedEnvironment(process.env);
+    return { platform, images: loadImagesConfig(platform.images), tools: loadToolsConfig(platform.tools) };
+  } catch (error) {
+    return fail(`config error: ${(error as Error).message}`);
   }
-  return parsed.data;
+}
+
+/** Binds the port first: a port in use stops the start before any data is touched. */
+async function listen(server: http.Server, port: number, host: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'EADDRINUSE') fail(`start failed: port ${port} on ${host} is already in use (set PORT to another port)`);
+    if (error.code === 'EACCES') fail(`start failed: no permission to listen on port ${port} (set PORT to a port above 1023)`);
+    throw error;
+  });
 }
 
 async function main(): Promise<void> {
-  const env = process.env;
-  const frontDoor = loadFrontDoorConfig(env);
-  const port = frontDoor.PORT;
-  const dataDir = path.resolve(ROOT, frontDoor.DATA_DIR);
-  mkdirSync(dataDir, { recursive: true });
-  const baseUrl = frontDoor.PUBLIC_BASE_URL ?? `http://localhost:${port}`;
-  const logger = pino({ level: frontDoor.LOG_LEVEL });
+  const configs = loadConfigs();
+  const { platform } = configs;
+  const logger = pino({ level: platform.logLevel });
 
-  // Each service gets its own environment, as its container would.
-  const imagesConfig = loadImagesConfig({
-    ...env,
-    DATABASE_URL: env.IMAGES_DATABASE_URL ?? `pglite:${path.join(dataDir, 'images-db')}`,
-    STORAGE_DIR: env.IMAGES_STORAGE_DIR ?? path.join(dataDir, 'images'),
-    PUBLIC_BASE_URL: baseUrl,
+  // Until both services are open, the front door answers 503 in the path owner's envelope.
+  let handler: http.RequestListener = (req, res) => startingAnswer(req, res);
+  const server = http.createServer((req, res) => handler(req, res));
+  // Requests Node's parser refuses (e.g. a raw, unencoded `截图` in the URL) never reach a route;
+  // answer them in the envelope of the service that owns the path, when the refused bytes show it,
+  // else in the tool directory's, as for any path no service owns.
+  answerClientErrors(server, logger, (error) => {
+    const refusedPath = refusedRequestPath((error as { rawPacket?: unknown }).rawPacket);
+    return refusedPath !== null && isImagesPath(refusedPath) ? imagesClientErrorAnswer(error) : toolsClientErrorAnswer(error);
   });
-  const toolsConfig = loadToolsConfig({
-    ...env,
-    DATABASE_URL: env.TOOLS_DATABASE_URL ?? `pglite:${path.join(dataDir, 'tools-db')}`,
-    REDIS_URL: env.TOOLS_REDIS_URL,
+  await listen(server, platform.port, platform.host);
+
+  mkdirSync(platform.dataDir, { recursive: true });
+  const images = await openImagesService(configs.images, { logger: logger.child({ service: 'images' }) }).catch((error: Error) => fail(`start failed: ${error.message}`));
+  const tools = await openToolsService(configs.tools, { logger: logger.child({ service: 'tools' }) }).catch(async (error: Error) => {
+    await images.close();
+    return fail(`start failed: ${error.message}`);
   });
 
-  const images = await openImagesService(imagesConfig, { logger: logger.child({ service: 'images' }) });
-  const tools = await openToolsService(toolsConfig, { logger: logger.child({ service: 'tools' }) });
-
-  const credentialsFile = path.join(dataDir, 'demo-credentials.json');
-  const credentials: DemoCredentials = existsSync(credentialsFile)
-    ? (JSON.parse(readFileSync(credentialsFile, 'utf8')) as DemoCredentials)
-    : {};
+  const credentialsFile = path.join(platform.dataDir, 'demo-credentials.json');
+  const credentials: DemoCredentials = existsSync(credentialsFile) ? (JSON.parse(readFileSync(credentialsFile, 'utf8')) as DemoCredentials) : {};
   const newToken = await ensureDemoUser(images.db);
   if (newToken !== null) credentials.token = newToken;
   const demo = await ensureDemoData(tools.db);
@@ -89,30 +96,28 @@ async function main(): Promise<void> {
   }
   if (demo.importedTools > 0) logger.info({ importedTools: demo.importedTools }, 'sample tool directory imported');
 
-  const demoImage = path.join(dataDir, 'demo.jpg');
+  const demoImage = path.join(platform.dataDir, 'demo.jpg');
   if (!existsSync(demoImage)) await writeDemoImage(demoImage);
 
-  const front = createFrontDoor({
+  handler = createFrontDoor({
     imagesApp: images.app,
     toolsApp: tools.app,
-    imagesPublicDir: path.join(imagesConfig.storageDir, 'public'),
+    imagesPublicDir: path.join(configs.images.storageDir, 'public'),
     v1Rules: loadV1Rewrites(),
-  });
-  const server = front.listen(port, frontDoor.HOST);
-  // Requests Node's parser refuses (e.g. a raw, unencoded `截图` in the URL) never reach a route;
-  // answer them in the envelope of the service that owns the path, when the refused bytes show it,
-  // else in the tool directory's, as for any path no service owns.
-  answerClientErrors(server, logger, (error) => {
-    const refusedPath = refusedRequestPath((error as { rawPacket?: unknown }).rawPacket);
-    return refusedPath !== null && isImagesPath(refusedPath) ? imagesClientErrorAnswer(error) : toolsClientErrorAnswer(error);
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
+    probes: {
+      async readiness() {
+        const [imagesReady, toolsReady] = await Promise.all([images.readiness(), tools.readiness()]);
+        const status = imagesReady.status === 'unavailable' || toolsReady.status === 'unavailable' ? 'unavailable' : toolsReady.status;
+        return { status, images: imagesReady, tools: toolsReady };
+      },
+      async metrics() {
+        return `${await images.metrics.registry.metrics()}\n${await tools.metrics.registry.metrics()}`;
+      },
+    },
   });
   const actualPort = (server.address() as AddressInfo).port;
-  logger.info({ port: actualPort, dataDir }, 'platform listening');
-  printCurlExamples({ baseUrl, token: credentials.token, apiKey: credentials.apiKey, demoImage });
+  logger.info({ port: actualPort, dataDir: platform.dataDir }, 'platform listening');
+  printCurlExamples({ baseUrl: platform.baseUrl, token: credentials.token, apiKey: credentials.apiKey, demoImage });
 
   let stopping = false;
   const stop = (signal: string): void => {
@@ -122,8 +127,10 @@ async function main(): Promise<void> {
     const deadline = setTimeout(() => {
       logger.warn('in-flight requests did not finish in time; closing anyway');
       server.closeAllConnections();
-    }, frontDoor.SHUTDOWN_TIMEOUT_MS);
+    }, platform.shutdownTimeoutMs);
     deadline.unref();
+    const sweeper = setInterval(() => server.closeIdleConnections(), 100);
+    sweeper.unref();
     server.close(() => {
       void Promise.allSettled([images.close(), tools.close()]).then(() => process.exit(0));
     });
@@ -149,6 +156,6 @@ async function writeDemoImage(file: string): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(`start failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.stderr.write(`start failed: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });

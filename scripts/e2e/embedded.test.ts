@@ -3,6 +3,8 @@
  * door, on PGlite and the in-memory limiter, with the same v1 rewrite file as nginx.
  */
 import { mkdtempSync, rmSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
@@ -48,6 +50,10 @@ describe('embedded front door (one process, PGlite, in-memory limiter)', () => {
       toolsApp: tools.app,
       imagesPublicDir: path.join(imagesConfig.storageDir, 'public'),
       v1Rules: loadV1Rewrites(),
+      probes: {
+        readiness: async () => ({ status: 'ok', images: await images.readiness(), tools: await tools.readiness() }),
+        metrics: async () => `${await images.metrics.registry.metrics()}\n${await tools.metrics.registry.metrics()}`,
+      },
     });
   }, 120000);
 
@@ -80,12 +86,40 @@ describe('embedded front door (one process, PGlite, in-memory limiter)', () => {
     }
   });
 
-  test('when an unknown path, /metrics or /healthz is asked, then the answer is 404 in the tools envelope, as through nginx', async () => {
-    for (const url of ['/api/v1/nope', '/metrics', '/healthz', '/readyz', '/nothing']) {
+  test('when an unknown path is asked, then the answer is 404 in the tools envelope, as through nginx', async () => {
+    for (const url of ['/api/v1/nope', '/nothing', '/api/v1/tools/a/b']) {
       const res = await request(front).get(url);
       expect([url, res.status, res.body]).toEqual([url, 404, { success: false, error: { code: 404, message: '资源不存在' } }]);
     }
     expect((await request(front).get('/nginx-health')).body).toEqual({ status: 'ok' });
+  });
+
+  test('when this machine asks for /healthz, /readyz and /metrics, then the platform answers with both services\' readiness and metrics', async () => {
+    expect((await request(front).get('/healthz')).body).toEqual({ status: 'ok' });
+    const ready = await request(front).get('/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.body).toEqual({ status: 'ok', images: { status: 'ok', database: 'ok' }, tools: { status: 'ok', database: 'ok', redis: 'not_configured' } });
+    await request(front).get('/api/v1/tools/search?q=png');
+    const metrics = await request(front).get('/metrics');
+    expect(metrics.headers['content-type']).toMatch(/^text\/plain/);
+    expect(metrics.text).toMatch(/tools_http_requests_total\{route="search",method="GET",status="200"\} \d+/);
+    expect(metrics.text).toContain('images_process_cpu_seconds_total');
+  });
+
+  test('when another machine asks for /healthz, /readyz or /metrics, then it gets the 404 any unknown path gets (they are not public)', async () => {
+    const outside = Object.values(os.networkInterfaces()).flat().find((address) => address && address.family === 'IPv4' && !address.internal);
+    if (!outside) return; // no non-loopback interface: nothing reaches this process from elsewhere
+    const server = http.createServer(front);
+    await new Promise<void>((resolve) => server.listen(0, outside.address, resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      for (const probe of ['/healthz', '/readyz', '/metrics']) {
+        const res = await fetch(`http://${outside.address}:${port}${probe}`);
+        expect([probe, res.status, await res.json()]).toEqual([probe, 404, { success: false, error: { code: 404, message: '资源不存在' } }]);
+      }
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   test('when an image is uploaded, then /i/ serves it with nosniff and cache headers, and not after delete', async () => {

@@ -2,8 +2,9 @@
  * `npm start` as a newcomer runs it: the real script as a child process, on a
  * fresh data folder; then a restart on the same folder.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort, rawRequest, stopProcess } from './platform';
@@ -15,24 +16,42 @@ interface Started {
   output: () => string;
 }
 
-async function startEmbedded(dataDir: string, port: number, started: ChildProcess[]): Promise<Started> {
-  // tsx's loader flags, not its CLI wrapper, so that signals reach the script itself.
+/** The start script as `npm start` runs it (tsx's loader flags, not its CLI wrapper, so that signals reach the script itself). */
+function spawnStart(env: Record<string, string>, started: ChildProcess[]) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    env: { PATH: process.env.PATH, HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   started.push(child);
   let output = '';
+  let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const deadline = Date.now() + 60000;
-  while (!output.includes('Platform ready')) {
-    if (child.exitCode !== null) throw new Error(`npm start exited ${child.exitCode}:\n${output}`);
-    if (Date.now() > deadline) throw new Error(`npm start did not get ready:\n${output}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return { child, output: () => output };
+  child.stderr!.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, exited, output: () => output, stderr: () => stderr };
+}
+
+async function startEmbedded(dataDir: string, port: number, started: ChildProcess[]): Promise<Started> {
+  const { child, exited, output } = spawnStart({ PORT: String(port), DATA_DIR: dataDir }, started);
+  await new Promise<void>((resolve, reject) => {
+    const check = () => output().includes('Platform ready') && resolve();
+    child.stdout!.on('data', check);
+    void exited.then((code) => reject(new Error(`npm start exited ${code}:\n${output()}`)));
+  });
+  return { child, output };
+}
+
+/** `npm run admin -- …` with the platform's environment. */
+function admin(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', 'scripts/admin.ts', ...args], { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, encoding: 'utf8' }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
 }
 
 function curlLines(output: string): string[] {
@@ -101,5 +120,68 @@ describe('npm start (embedded mode as a real process)', () => {
     } finally {
       expect(await stopProcess(second.child, 'SIGTERM')).toBe(0);
     }
+  }, 150000);
+
+  test('when a variable is bad, then npm start prints one config error line naming it and exits 1', async () => {
+    for (const [env, line] of [
+      [{ PORT: 'abc' }, 'config error: PORT must be a port number (0-65535)'],
+      [{ PORT: '70000' }, 'config error: PORT must be a port number (0-65535)'],
+      [{ TIME_ZONE: 'Mars/Olympus' }, 'config error: TIME_ZONE must be an IANA time zone such as Asia/Shanghai'],
+      [{ DEFAULT_RATE_LIMIT_PER_HOUR: '0' }, 'config error: DEFAULT_RATE_LIMIT_PER_HOUR must be a positive integer, got "0"'],
+    ] as const) {
+      const started = spawnStart({ DATA_DIR: path.join(dataDir, 'never'), ...env }, children);
+      expect(await started.exited).toBe(1);
+      expect(started.stderr()).toBe(`${line}\n`);
+    }
+    expect(existsSync(path.join(dataDir, 'never'))).toBe(false);
+  }, 60000);
+
+  test('when the port is taken, then npm start says so and exits 1 before touching the data folder', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as net.AddressInfo;
+    try {
+      const fresh = path.join(dataDir, 'fresh');
+      const started = spawnStart({ PORT: String(port), DATA_DIR: fresh }, children);
+      expect(await started.exited).toBe(1);
+      expect(started.stderr()).toBe(`start failed: port ${port} on 127.0.0.1 is already in use (set PORT to another port)\n`);
+      expect(existsSync(fresh)).toBe(false);
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
+  }, 60000);
+
+  test('when the platform runs on a DATA_DIR, then npm run admin with the same DATA_DIR works on that data through it, also after it stopped; this machine can probe and scrape it', async () => {
+    const ownDir = mkdtempSync(path.join(os.tmpdir(), 'npm-start-admin-'));
+    const port = await freePort();
+    const running = await startEmbedded(ownDir, port, children);
+    try {
+      const listed = await admin(['images', 'list-users'], { DATA_DIR: ownDir, PORT: String(port) });
+      expect(listed.code).toBe(0);
+      expect(listed.stderr).toBe(`database: embedded PGlite at ${ownDir}/images-db, through the running process ${running.child.pid}\n`);
+      expect(listed.stdout.split('\n')[1]).toMatch(/^1\tdemo\tdefault\t/);
+      const created = await admin(['tools', 'key:create', '--name', 'partner'], { DATA_DIR: ownDir, PORT: String(port) });
+      expect(created.code).toBe(0);
+      const key = /key: (tk_\S+)/.exec(created.stdout)![1]!;
+      expect((await fetch(`http://127.0.0.1:${port}/api/v1/stats`, { headers: { 'X-API-Key': key } })).status).toBe(200);
+
+      expect(await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()).toEqual({ status: 'ok' });
+      expect(await (await fetch(`http://127.0.0.1:${port}/readyz`)).json()).toMatchObject({ status: 'ok', images: { status: 'ok' }, tools: { status: 'ok' } });
+      expect(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()).toMatch(/tools_http_requests_total\{route="stats",method="GET",status="200"\} 1/);
+    } finally {
+      expect(await stopProcess(running.child, 'SIGTERM')).toBe(0);
+    }
+    const stopped = await admin(['tools', 'key:list'], { DATA_DIR: ownDir });
+    expect(stopped.code).toBe(0);
+    expect(stopped.stderr).toBe(`database: embedded PGlite at ${ownDir}/tools-db\n`);
+    expect(stopped.stdout).toContain('\tpartner\t');
+    // Another DATA_DIR is another platform: nothing there, and nothing created.
+    const elsewhere = mkdtempSync(path.join(os.tmpdir(), 'npm-start-none-'));
+    const missing = await admin(['images', 'list-users'], { DATA_DIR: elsewhere });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(`error: no database at ${elsewhere}/images-db`);
+    expect(readdirSync(elsewhere)).toEqual([]);
+    rmSync(elsewhere, { recursive: true, force: true });
+    rmSync(ownDir, { recursive: true, force: true });
   }, 150000);
 });

@@ -61,10 +61,18 @@ export function createServices(deps: AppDeps) {
 
 export type Services = ReturnType<typeof createServices>;
 
+export type Readiness = { status: 'ok'; database: 'ok' } | { status: 'unavailable'; database: 'down' };
+
+/** What /readyz answers: ready while the database answers. */
+export function createReadiness(db: Knex): () => Promise<Readiness> {
+  const health = createHealthRepository(db);
+  return async () => ((await health.databaseAnswers()) ? { status: 'ok', database: 'ok' } : { status: 'unavailable', database: 'down' });
+}
+
 /** Builds the Express app; never listens. */
 export function createApp(deps: AppDeps, services: Services = createServices(deps)): express.Express {
   const { metrics } = deps;
-  const health = createHealthRepository(deps.db);
+  const readiness = createReadiness(deps.db);
   const app = express();
   app.set('trust proxy', 1);
   app.disable('x-powered-by');
@@ -91,8 +99,8 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   });
   app.get('/readyz', async (_req, res) => {
     res.locals.metricsRoute = 'readyz';
-    if (await health.databaseAnswers()) res.json({ status: 'ok', database: 'ok' });
-    else res.status(503).json({ status: 'unavailable', database: 'down' });
+    const ready = await readiness();
+    res.status(ready.status === 'unavailable' ? 503 : 200).json(ready);
   });
   app.get('/metrics', async (_req, res) => {
     res.locals.metricsRoute = 'metrics';

@@ -1,14 +1,14 @@
 import type express from 'express';
 import type { Knex } from 'knex';
 import pino, { type Logger } from 'pino';
-import { createApp, createServices } from './app';
+import { createApp, createReadiness, createServices, type Readiness } from './app';
 import { serveAdminCommands } from './admin/admin-socket';
 import { runAdminCommand } from './admin/commands';
 import type { ImagesConfig } from './config';
 import { claimEmbeddedDatabase } from './db/embedded-owner';
 import { migrateToLatest, openDb } from './db/open-db';
 import { createMediaProcessor } from './media/media-processor';
-import { createMetrics } from './metrics/metrics';
+import { createMetrics, type Metrics } from './metrics/metrics';
 import { createFileStorage } from './storage/file-storage';
 
 const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
@@ -30,7 +30,14 @@ export async function openImagesService(
     /** An open database to use instead of opening config.database (tests start one from a migrated template); closed with the service. */
     db?: Knex;
   } = {},
-): Promise<{ app: express.Express; db: Knex; runHousekeeping(): Promise<void>; close(): Promise<void> }> {
+): Promise<{
+  app: express.Express;
+  db: Knex;
+  metrics: Metrics;
+  readiness(): Promise<Readiness>;
+  runHousekeeping(): Promise<void>;
+  close(): Promise<void>;
+}> {
   const logger = options.logger ?? createLogger(config);
   const target = config.database;
   // PGlite allows one process per directory: claim it, or say who has it.
@@ -45,7 +52,8 @@ export async function openImagesService(
     await migrateToLatest(db);
     const storage = createFileStorage({ storageDir: config.storageDir, timeZone: config.timeZone });
     await storage.ensureDirectories();
-    const deps = { config, db, storage, media: createMediaProcessor(), metrics: createMetrics(), logger, clock: options.clock };
+    const metrics = createMetrics();
+    const deps = { config, db, storage, media: createMediaProcessor(), metrics, logger, clock: options.clock };
     const services = createServices(deps);
     const app = createApp(deps, services);
     if (claim?.claimed) {
@@ -85,6 +93,8 @@ export async function openImagesService(
     return {
       app,
       db,
+      metrics,
+      readiness: createReadiness(db),
       runHousekeeping,
       async close() {
         clearInterval(timer);

@@ -26,11 +26,30 @@ export interface AppDeps {
   now?: () => number;
 }
 
+export type Readiness =
+  | { status: 'ok'; database: 'ok'; redis: 'ok' | 'not_configured' }
+  | { status: 'degraded'; database: 'ok'; redis: 'down' }
+  | { status: 'unavailable'; database: 'down' };
+
+/**
+ * What /readyz answers. A Redis outage is "degraded", not unready: the insurance limiter keeps the
+ * service answering, so it stays in the load balancer.
+ */
+export function createReadiness(db: Knex, limiter: RequestLimiter): () => Promise<Readiness> {
+  const health = createHealthRepository(db);
+  return async () => {
+    if (!(await health.databaseAnswers())) return { status: 'unavailable', database: 'down' };
+    const store = limiter.storeState();
+    if (store === 'degraded') return { status: 'degraded', database: 'ok', redis: 'down' };
+    return { status: 'ok', database: 'ok', redis: store === 'ok' ? 'ok' : 'not_configured' };
+  };
+}
+
 /** Builds the tool directory's Express app. It never listens. */
 export function createApp(deps: AppDeps): express.Express {
   const now = deps.now ?? Date.now;
   const metrics = deps.metrics ?? createMetrics();
-  const health = createHealthRepository(deps.db);
+  const readiness = createReadiness(deps.db, deps.limiter);
   const directory = createDirectoryService({ catalog: createCatalogRepository(deps.db), cacheTtlMs: deps.config.statsCacheTtlMs, now });
   const ads = createAdsService(createSettingsRepository(deps.db));
   const admit = createAccessControl({
@@ -68,14 +87,8 @@ export function createApp(deps: AppDeps): express.Express {
   });
   app.get('/readyz', async (_req, res) => {
     res.locals.metricsRoute = 'readyz';
-    if (!(await health.databaseAnswers())) {
-      res.status(503).json({ status: 'unavailable', database: 'down' });
-      return;
-    }
-    const limiterStore = deps.limiter.storeState();
-    // Redis down is not a reason to leave the load balancer: the insurance limiter keeps answering.
-    if (limiterStore === 'degraded') res.json({ status: 'degraded', database: 'ok', redis: 'down' });
-    else res.json({ status: 'ok', database: 'ok', redis: limiterStore === 'ok' ? 'ok' : 'not_configured' });
+    const ready = await readiness();
+    res.status(ready.status === 'unavailable' ? 503 : 200).json(ready);
   });
   app.get('/metrics', async (_req, res) => {
     res.locals.metricsRoute = 'metrics';

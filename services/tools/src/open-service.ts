@@ -4,10 +4,11 @@ import type { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import { serveAdminCommands } from './admin/admin-socket';
 import { runAdminCommand } from './admin/commands';
-import { createApp } from './app';
+import { createApp, createReadiness, type Readiness } from './app';
 import type { ToolsConfig } from './config';
 import { claimEmbeddedDatabase } from './db/embedded-owner';
 import { migrateToLatest, openDb } from './db/open-db';
+import { createMetrics, type Metrics } from './metrics/metrics';
 import { openRedis, waitForRedis } from './ratelimit/redis-connection';
 import { createRequestLimiter } from './ratelimit/request-limiter';
 
@@ -23,7 +24,7 @@ export async function openToolsService(
     /** An open database to use instead of opening config.database (tests start one from a migrated template); closed with the service. */
     db?: Knex;
   } = {},
-): Promise<{ app: express.Express; db: Knex; close(): Promise<void> }> {
+): Promise<{ app: express.Express; db: Knex; metrics: Metrics; readiness(): Promise<Readiness>; close(): Promise<void> }> {
   const logger = options.logger ?? createLogger(config);
   const target = config.database;
   // PGlite allows one process per directory: claim it, or say who has it.
@@ -43,7 +44,8 @@ export async function openToolsService(
       if (!(await waitForRedis(redis, 3000))) logger.warn('redis not reachable at start; serving with the insurance limiter');
     }
     const limiter = createRequestLimiter({ keyPrefix: config.rateLimitKeyPrefix, redis, logger });
-    const app = createApp({ db, limiter, logger, config });
+    const metrics = createMetrics();
+    const app = createApp({ db, limiter, logger, config, metrics });
     if (claim?.claimed) {
       const open = db;
       adminServer = await serveAdminCommands(claim.adminSocket, (argv, print) =>
@@ -55,6 +57,8 @@ export async function openToolsService(
     return {
       app,
       db: opened,
+      metrics,
+      readiness: createReadiness(opened, limiter),
       async close() {
         if (closed) return;
         closed = true;

@@ -1,0 +1,38 @@
+/**
+ * `npm run admin -- <images|tools> <command> …`: a service's admin CLI on exactly the data `npm start`
+ * uses with the same environment (DATA_DIR, IMAGES_DATABASE_URL, …). While the platform runs, the
+ * command goes through it; it works on a stopped platform too.
+ */
+import { runCli as runImagesCli } from '../services/images/src/admin/cli';
+import { runCli as runToolsCli } from '../services/tools/src/admin/cli';
+import { embeddedEnvironment } from './lib/embedded-env';
+
+const USAGE = `Usage: npm run admin -- <images|tools> <command> [options]
+       npm run admin -- images --help
+       npm run admin -- tools --help
+
+Runs on the data of \`npm start\` (DATA_DIR, default ./data), also while it runs.`;
+
+async function main(argv: string[]): Promise<number> {
+  const [service, ...rest] = argv;
+  if (service !== 'images' && service !== 'tools') {
+    process.stderr.write(`${service === undefined || service === '--help' || service === '-h' ? '' : `error: unknown service "${service}"\n`}${USAGE}\n`);
+    return service === '--help' || service === '-h' ? 0 : 2;
+  }
+  let env;
+  try {
+    env = embeddedEnvironment(process.env);
+  } catch (error) {
+    process.stderr.write(`config error: ${(error as Error).message}\n`);
+    return 1;
+  }
+  return service === 'images' ? runImagesCli(rest, env.images) : runToolsCli(rest, env.tools);
+}
+
+main(process.argv.slice(2)).then(
+  (status) => process.exit(status),
+  (error: unknown) => {
+    process.stderr.write(`error: ${(error as Error)?.message ?? String(error)}\n`);
+    process.exit(1);
+  },
+);
