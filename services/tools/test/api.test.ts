@@ -440,7 +440,8 @@ describe('query form and protocol', () => {
 
 describe('when the database is gone', () => {
   it('then API calls get the generic 500 envelope (no internals) and /readyz says 503', async () => {
-    const { db } = await openTestDatabase('tools');
+    const database = await openTestDatabase('tools');
+    const { db } = database;
     const broken = createApp({ db, limiter: createRequestLimiter({ keyPrefix: 'x', logger: silentLogger }), logger: silentLogger, config: testConfig() });
     await db.destroy();
     const res = await request(broken).get('/api/index.php?action=tools').set('X-API-Key', 'tk_any');
@@ -450,5 +451,6 @@ describe('when the database is gone', () => {
     expect(ready.status).toBe(503);
     expect(ready.body).toEqual({ status: 'unavailable', database: 'down' });
     expect((await request(broken).get('/healthz')).status).toBe(200);
+    await database.drop();
   });
 });

@@ -231,7 +231,8 @@ describe('documented errors', () => {
   });
 
   it('when the database is gone, then every action answers the generic 500 and /readyz the documented 503', async () => {
-    const { db } = await openTestDatabase('tools');
+    const database = await openTestDatabase('tools');
+    const { db } = database;
     const broken = createApp({ db, limiter: createRequestLimiter({ keyPrefix: 'x', logger: silentLogger }), logger: silentLogger, config: testConfig() });
     await db.destroy();
     for (const action of Object.keys(VALID_QUERY)) {
@@ -242,6 +243,7 @@ describe('documented errors', () => {
     const ready = await request(broken).get('/readyz');
     expect([ready.status, ready.body]).toEqual([503, { status: 'unavailable', database: 'down' }]);
     spec.expectResponseMatchesSpec(ready, { path: '/readyz', method: 'get' });
+    await database.drop();
   });
 });
 
