@@ -5,6 +5,8 @@ import pino, { type Logger } from 'pino';
 import type { ToolsConfig } from './config';
 import { createApp } from './app';
 import { migrateToLatest, openDb } from './db/open-db';
+import { createCatalogRepository } from './catalog/catalog-repository';
+import { reindexStaleSearchDocuments } from './catalog/search-index';
 import { openRedis, waitForRedis } from './ratelimit/redis-connection';
 import { createRequestLimiter } from './ratelimit/request-limiter';
 
@@ -21,6 +23,9 @@ export async function openToolsService(
   let redis: Redis | undefined;
   try {
     await migrateToLatest(db);
+    // Search documents are computed in Node (pinyin): fill in those missing or from an older version of the code.
+    const reindexed = await reindexStaleSearchDocuments(createCatalogRepository(db));
+    if (reindexed > 0) logger.info({ tools: reindexed }, 'search documents computed');
     if (config.redisUrl) {
       redis = openRedis(config.redisUrl, logger);
       // Start even when Redis is down (fail open); the limiter switches to Redis as soon as it connects.

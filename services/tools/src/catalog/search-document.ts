@@ -1,0 +1,219 @@
+import { hanSyllables, hanWords, hasHan, isFunctionWord, normalizeSearchText } from './search-text';
+
+/**
+ * The search document of one tool, computed in Node at write time (pinyin needs pinyin-pro) and stored in
+ * `tool_search`. Bump the version whenever what is computed here changes: the service recomputes every
+ * older row when it starts.
+ */
+export const SEARCH_DOCUMENT_VERSION = 1;
+
+/** What a tool's search document is made of. */
+export interface SearchSource {
+  name: string;
+  slug: string;
+  tags: string[];
+  description: string;
+  categoryName: string;
+}
+
+/**
+ * Keys are what the GIN index looks up (every kind is exact, so any term length is index-backed):
+ * - `g:` every character and every pair of adjacent characters of any field (substrings of any length
+ *   are found through their pairs, then checked against `raw`);
+ * - `py:` every pinyin syllable and `pp:` its first one or two letters (pinyin is then checked against `pinyin`);
+ * - `in:` the initials of one to three consecutive Chinese words (`图片压缩` → `tp`, `ys`, `tpys`);
+ * - `x:` the pinyin and initials, squashed, of a whole name, name part, tag or category name (`qqyinyue`, `qqyy`);
+ * - `d:` each latin word of five or more letters in a name, slug or tag, and that word less any one letter
+ *   (a query word and a tool word sharing one of these are one edit apart, or two letters swapped).
+ * `exact` and `starts` serve ranking; each entry starts with the field (`n` name, `s` slug, `t` tag) and the
+ * form (`r` as written, `p` pinyin, `i` initials), then `:`.
+ */
+export interface SearchDocument {
+  keys: string[];
+  /** Every field as written (normalized), one per line: substring checks. */
+  raw: string;
+  /** Pinyin of every field with Chinese, syllables and latin words between single spaces, one phrase per line. */
+  pinyin: string;
+  /** Whole names (and name parts), slugs and tags, as written, in pinyin and in initials. */
+  exact: string[];
+  /** The same fields from each word on (`截图工具` → `工具`, `gongju`, `gj`): word-start matches. */
+  starts: string[];
+}
+
+interface Token {
+  kind: 'han' | 'word';
+  text: string;
+  /** Offset in the normalized value (UTF-16 units). */
+  start: number;
+  /** For Chinese words, one entry per character (undefined where a character has no pinyin). */
+  syllables: (string | undefined)[];
+}
+
+const PIECES = /\p{Script=Han}+|(?:(?!\p{Script=Han})[\p{L}\p{N}])+|\s+|[^\p{L}\p{N}\s]+/gu;
+const PUNCTUATION = /^[^\p{L}\p{N}\s]+$/u;
+/** Word starts kept per value, and the longest prefix kept of each: enough for a 100-character keyword. */
+const MAX_STARTS = 24;
+const MAX_START_LENGTH = 100;
+const MAX_INITIALS_SPAN = 3;
+export const MIN_TYPO_WORD_LENGTH = 5;
+
+/** Phrases (split at punctuation) of words: Chinese runs cut into words, latin/digit runs whole. */
+function phrases(value: string): Token[][] {
+  const result: Token[][] = [[]];
+  for (const match of value.matchAll(PIECES)) {
+    const piece = match[0];
+    const start = match.index;
+    if (PUNCTUATION.test(piece)) {
+      result.push([]);
+    } else if (hasHan(piece)) {
+      const syllables = hanSyllables(piece);
+      let offset = 0;
+      let characterIndex = 0;
+      for (const word of hanWords(piece)) {
+        const length = [...word].length;
+        result[result.length - 1]!.push({ kind: 'han', text: word, start: start + offset, syllables: syllables.slice(characterIndex, characterIndex + length) });
+        offset += word.length;
+        characterIndex += length;
+      }
+    } else if (!/^\s+$/u.test(piece)) {
+      result[result.length - 1]!.push({ kind: 'word', text: piece, start, syllables: [] });
+    }
+  }
+  return result.filter((phrase) => phrase.length > 0);
+}
+
+/** Pinyin squashed (`jietugongju`), latin words kept whole; a character without pinyin stays as it is. */
+function squashedPinyin(tokens: Token[]): string {
+  return tokens.map((token) => (token.kind === 'word' ? token.text : token.syllables.map((syllable, i) => syllable ?? [...token.text][i]).join(''))).join('');
+}
+
+function squashedInitials(tokens: Token[]): string {
+  return tokens.map((token) => (token.kind === 'word' ? token.text : token.syllables.map((syllable, i) => syllable?.[0] ?? [...token.text][i]).join(''))).join('');
+}
+
+function characterGrams(value: string): string[] {
+  const characters = [...value];
+  const grams: string[] = [];
+  characters.forEach((character, index) => {
+    if (/\s/u.test(character)) return;
+    grams.push(character);
+    const next = characters[index + 1];
+    if (next !== undefined && !/\s/u.test(next)) grams.push(character + next);
+  });
+  return grams;
+}
+
+/** The word itself and each way of dropping one letter. */
+export function typoVariants(word: string): string[] {
+  const variants = [word];
+  for (let index = 0; index < word.length; index += 1) variants.push(word.slice(0, index) + word.slice(index + 1));
+  return variants;
+}
+
+/** Name parts written in different scripts (`截图工具 Snipping Tool` → `截图工具`, `snipping tool`). */
+function nameParts(name: string): string[] {
+  const parts: { text: string; han: boolean }[] = [];
+  for (const word of name.split(' ')) {
+    const han = hasHan(word);
+    const last = parts[parts.length - 1];
+    if (last && last.han === han) last.text += ` ${word}`;
+    else parts.push({ text: word, han });
+  }
+  return parts.length > 1 ? parts.map((part) => part.text) : [];
+}
+
+export function buildSearchDocument(source: SearchSource): SearchDocument {
+  const keys = new Set<string>();
+  const exact = new Set<string>();
+  const starts = new Set<string>();
+  const pinyinLines: string[] = [];
+
+  const name = normalizeSearchText(source.name);
+  const slug = normalizeSearchText(source.slug);
+  const tags = source.tags.map(normalizeSearchText).filter((tag) => tag !== '');
+  const description = normalizeSearchText(source.description);
+  const categoryName = normalizeSearchText(source.categoryName);
+
+  const index = (value: string, field: 'n' | 's' | 't' | 'd' | 'c', options: { nameParts?: boolean } = {}) => {
+    for (const gram of characterGrams(value)) keys.add(`g:${gram}`);
+    const valuePhrases = phrases(value);
+    const tokens = valuePhrases.flat();
+    const withHan = hasHan(value);
+
+    if (withHan) {
+      for (const phrase of valuePhrases) {
+        if (!phrase.some((token) => token.kind === 'han')) continue;
+        const words = phrase.flatMap((token) => (token.kind === 'word' ? [token.text] : token.syllables.map((syllable) => syllable ?? '·')));
+        pinyinLines.push(` ${words.join(' ')} `);
+        for (const token of phrase) {
+          for (const syllable of token.syllables) {
+            if (!syllable) continue;
+            keys.add(`py:${syllable}`);
+            keys.add(`pp:${syllable.slice(0, 1)}`);
+            keys.add(`pp:${syllable.slice(0, 2)}`);
+          }
+        }
+        // Initials of 1 to 3 consecutive Chinese words, starting at a word (not inside one), not across 的, 和, ….
+        for (let startIndex = 0; startIndex < phrase.length; startIndex += 1) {
+          let initials = '';
+          for (let offset = 0; offset < MAX_INITIALS_SPAN; offset += 1) {
+            const next = phrase[startIndex + offset];
+            if (!next || next.kind !== 'han' || isFunctionWord(next.text) || next.syllables.some((syllable) => !syllable)) break;
+            initials += next.syllables.map((syllable) => syllable![0]).join('');
+            if (initials.length >= 2) keys.add(`in:${initials}`);
+          }
+        }
+      }
+    }
+
+    if (field === 'd') return;
+    if (field === 'c') {
+      if (withHan) {
+        keys.add(`x:${squashedPinyin(tokens)}`);
+        keys.add(`x:${squashedInitials(tokens)}`);
+      }
+      return;
+    }
+
+    const wholeValues = [value, ...(options.nameParts ? nameParts(value) : [])];
+    for (const whole of wholeValues) {
+      exact.add(`${field}r:${whole}`);
+      if (!hasHan(whole)) continue;
+      const wholeTokens = phrases(whole).flat();
+      const fullPinyin = squashedPinyin(wholeTokens);
+      const initials = squashedInitials(wholeTokens);
+      exact.add(`${field}p:${fullPinyin}`);
+      exact.add(`${field}i:${initials}`);
+      keys.add(`x:${fullPinyin}`);
+      keys.add(`x:${initials}`);
+    }
+
+    tokens.slice(0, MAX_STARTS).forEach((token, tokenIndex) => {
+      starts.add(`${field}r:${value.slice(token.start, token.start + MAX_START_LENGTH)}`);
+      if (!withHan) return;
+      const rest = tokens.slice(tokenIndex);
+      starts.add(`${field}p:${squashedPinyin(rest).slice(0, MAX_START_LENGTH)}`);
+      starts.add(`${field}i:${squashedInitials(rest).slice(0, MAX_START_LENGTH)}`);
+    });
+
+    for (const token of tokens) {
+      if (token.kind === 'word' && token.text.length >= MIN_TYPO_WORD_LENGTH && /^[a-z0-9]+$/.test(token.text) && /[a-z]/.test(token.text)) {
+        for (const variant of typoVariants(token.text)) keys.add(`d:${variant}`);
+      }
+    }
+  };
+
+  index(name, 'n', { nameParts: true });
+  index(slug, 's');
+  for (const tag of tags) index(tag, 't');
+  index(description, 'd');
+  index(categoryName, 'c');
+
+  return {
+    keys: [...keys],
+    raw: [name, slug, ...tags, description, categoryName].join('\n'),
+    pinyin: pinyinLines.join('\n'),
+    exact: [...exact],
+    starts: [...starts],
+  };
+}
