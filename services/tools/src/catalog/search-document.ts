@@ -25,8 +25,9 @@ export interface SearchSource {
  * - `x:` the pinyin and initials, squashed, of a whole name, name part, tag or category name (`qqyinyue`, `qqyy`);
  * - `d:` each latin word of five or more letters in a name, slug or tag, and that word less any one letter
  *   (a query word and a tool word sharing one of these are one edit apart, or two letters swapped).
- * `exact` and `starts` serve ranking; each entry starts with the field (`n` name, `s` slug, `t` tag) and the
- * form (`r` as written, `p` pinyin, `i` initials), then `:`.
+ * The `forms` texts serve ranking, one entry per line (`\n` before and after each): `x:` a whole name, name
+ * part, slug or tag, `w:` the same from each of its words on (`截图工具` → `工具`); as written and in pinyin
+ * (`forms`), in initials (`initialsForms`), and the name's alone in all three (`nameForms`).
  */
 export interface SearchDocument {
   keys: string[];
@@ -34,10 +35,9 @@ export interface SearchDocument {
   raw: string;
   /** Pinyin of every field with Chinese, syllables and latin words between single spaces, one phrase per line. */
   pinyin: string;
-  /** Whole names (and name parts), slugs and tags, as written, in pinyin and in initials. */
-  exact: string[];
-  /** The same fields from each word on (`截图工具` → `工具`, `gongju`, `gj`): word-start matches. */
-  starts: string[];
+  forms: string;
+  initialsForms: string;
+  nameForms: string;
 }
 
 interface Token {
@@ -122,10 +122,16 @@ function nameParts(name: string): string[] {
   return parts.length > 1 ? parts.map((part) => part.text) : [];
 }
 
+/** One entry per line, with a line break before and after each, so that LIKE can anchor an entry's start and end. */
+function lines(entries: Set<string>): string {
+  return entries.size === 0 ? '' : `\n${[...entries].join('\n')}\n`;
+}
+
 export function buildSearchDocument(source: SearchSource): SearchDocument {
   const keys = new Set<string>();
-  const exact = new Set<string>();
-  const starts = new Set<string>();
+  const forms = new Set<string>();
+  const initialsForms = new Set<string>();
+  const nameForms = new Set<string>();
   const pinyinLines: string[] = [];
 
   const name = normalizeSearchText(source.name);
@@ -175,25 +181,29 @@ export function buildSearchDocument(source: SearchSource): SearchDocument {
       return;
     }
 
+    const addForm = (line: string, initials: boolean) => {
+      (initials ? initialsForms : forms).add(line);
+      if (field === 'n') nameForms.add(line);
+    };
     const wholeValues = [value, ...(options.nameParts ? nameParts(value) : [])];
     for (const whole of wholeValues) {
-      exact.add(`${field}r:${whole}`);
+      addForm(`x:${whole}`, false);
       if (!hasHan(whole)) continue;
       const wholeTokens = phrases(whole).flat();
       const fullPinyin = squashedPinyin(wholeTokens);
       const initials = squashedInitials(wholeTokens);
-      exact.add(`${field}p:${fullPinyin}`);
-      exact.add(`${field}i:${initials}`);
+      addForm(`x:${fullPinyin}`, false);
+      addForm(`x:${initials}`, true);
       keys.add(`x:${fullPinyin}`);
       keys.add(`x:${initials}`);
     }
 
     tokens.slice(0, MAX_STARTS).forEach((token, tokenIndex) => {
-      starts.add(`${field}r:${value.slice(token.start, token.start + MAX_START_LENGTH)}`);
+      addForm(`w:${value.slice(token.start, token.start + MAX_START_LENGTH)}`, false);
       if (!withHan) return;
       const rest = tokens.slice(tokenIndex);
-      starts.add(`${field}p:${squashedPinyin(rest).slice(0, MAX_START_LENGTH)}`);
-      starts.add(`${field}i:${squashedInitials(rest).slice(0, MAX_START_LENGTH)}`);
+      addForm(`w:${squashedPinyin(rest).slice(0, MAX_START_LENGTH)}`, false);
+      addForm(`w:${squashedInitials(rest).slice(0, MAX_START_LENGTH)}`, true);
     });
 
     for (const token of tokens) {
@@ -213,7 +223,8 @@ export function buildSearchDocument(source: SearchSource): SearchDocument {
     keys: [...keys],
     raw: [name, slug, ...tags, description, categoryName].join('\n'),
     pinyin: pinyinLines.join('\n'),
-    exact: [...exact],
-    starts: [...starts],
+    forms: lines(forms),
+    initialsForms: lines(initialsForms),
+    nameForms: lines(nameForms),
   };
 }

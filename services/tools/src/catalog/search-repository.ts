@@ -33,7 +33,8 @@ function matchCondition(term: QueryTerm, options: { typos: boolean }): Fragment 
 /**
  * How well a tool matches a term, lower is better: exact name/slug/tag (its pinyin too), then prefix, then
  * from a word start, then substring (each a half step lower when only the initials match), then anywhere
- * else (description, category), then only by a typo or not at all.
+ * else (description, category), then only by a typo or not at all. The `forms` texts hold one entry per
+ * line (see SearchDocument), so `\nx:term\n` is a whole entry and `\nx:term` its start.
  */
 export const SEARCH_TIERS = { exact: 0, prefix: 2, word: 4, substring: 6, elsewhere: 8, typoOrNone: 10 } as const;
 
@@ -42,25 +43,16 @@ function tierExpression(term: QueryTerm): Fragment {
   const match = matchCondition(term, { typos: false });
   return {
     sql: `CASE
-      WHEN s.exact && ?::text[] THEN ${SEARCH_TIERS.exact}
-      WHEN s.exact && ?::text[] THEN ${SEARCH_TIERS.exact + 1}
-      WHEN EXISTS (SELECT 1 FROM unnest(s.exact) f WHERE f LIKE ? AND f NOT LIKE '_i:%') THEN ${SEARCH_TIERS.prefix}
-      WHEN EXISTS (SELECT 1 FROM unnest(s.exact) f WHERE f LIKE ?) THEN ${SEARCH_TIERS.prefix + 1}
-      WHEN EXISTS (SELECT 1 FROM unnest(s.starts) f WHERE f LIKE ? AND f NOT LIKE '_i:%') THEN ${SEARCH_TIERS.word}
-      WHEN EXISTS (SELECT 1 FROM unnest(s.starts) f WHERE f LIKE ?) THEN ${SEARCH_TIERS.word + 1}
-      WHEN EXISTS (SELECT 1 FROM unnest(s.exact) f WHERE f LIKE ? AND f NOT LIKE '_i:%') THEN ${SEARCH_TIERS.substring}
+      WHEN s.forms LIKE ? THEN ${SEARCH_TIERS.exact}
+      WHEN s.initials_forms LIKE ? THEN ${SEARCH_TIERS.exact + 1}
+      WHEN s.forms LIKE ? THEN ${SEARCH_TIERS.prefix}
+      WHEN s.initials_forms LIKE ? THEN ${SEARCH_TIERS.prefix + 1}
+      WHEN s.forms LIKE ? THEN ${SEARCH_TIERS.word}
+      WHEN s.initials_forms LIKE ? THEN ${SEARCH_TIERS.word + 1}
+      WHEN s.forms LIKE ? THEN ${SEARCH_TIERS.substring}
       WHEN ${match.sql} THEN ${SEARCH_TIERS.elsewhere}
       ELSE ${SEARCH_TIERS.typoOrNone} END`,
-    bindings: [
-      ['nr', 'np', 'sr', 'tr', 'tp'].map((form) => `${form}:${term.text}`),
-      ['ni', 'ti'].map((form) => `${form}:${term.text}`),
-      `___${t}%`,
-      `___${t}%`,
-      `___${t}%`,
-      `___${t}%`,
-      `___%${t}%`,
-      ...match.bindings,
-    ],
+    bindings: [`%\nx:${t}\n%`, `%\nx:${t}\n%`, `%\nx:${t}%`, `%\nx:${t}%`, `%\nw:${t}%`, `%\nw:${t}%`, `%${t}%`, ...match.bindings],
   };
 }
 
@@ -68,13 +60,8 @@ function tierExpression(term: QueryTerm): Fragment {
 function nameTierExpression(term: QueryTerm): Fragment {
   const t = escapeLike(term.text);
   return {
-    sql: `CASE
-      WHEN s.exact && ?::text[] THEN 0
-      WHEN EXISTS (SELECT 1 FROM unnest(s.exact) f WHERE f LIKE ?) THEN 1
-      WHEN EXISTS (SELECT 1 FROM unnest(s.starts) f WHERE f LIKE ?) THEN 2
-      WHEN EXISTS (SELECT 1 FROM unnest(s.exact) f WHERE f LIKE ?) THEN 3
-      ELSE 4 END`,
-    bindings: [[`nr:${term.text}`, `np:${term.text}`], `n__${t}%`, `n__${t}%`, `n__%${t}%`],
+    sql: `CASE WHEN s.name_forms LIKE ? THEN 0 WHEN s.name_forms LIKE ? THEN 1 WHEN s.name_forms LIKE ? THEN 2 WHEN s.name_forms LIKE ? THEN 3 ELSE 4 END`,
+    bindings: [`%\nx:${t}\n%`, `%\nx:${t}%`, `%\nw:${t}%`, `%${t}%`],
   };
 }
 
@@ -172,19 +159,21 @@ export function createSearchQueries(db: Knex) {
         keys: document.keys,
         raw: document.raw,
         pinyin: document.pinyin,
-        exact: document.exact,
-        starts: document.starts,
+        forms: document.forms,
+        initials_forms: document.initialsForms,
+        name_forms: document.nameForms,
       }));
       await db.raw(
-        `INSERT INTO tool_search (tool_id, version, keys, raw, pinyin, exact, starts)
-         SELECT (r->>'tool_id')::int, (r->>'version')::smallint,
-                ARRAY(SELECT jsonb_array_elements_text(r->'keys')), r->>'raw', r->>'pinyin',
-                ARRAY(SELECT jsonb_array_elements_text(r->'exact')), ARRAY(SELECT jsonb_array_elements_text(r->'starts'))
+        `INSERT INTO tool_search (tool_id, version, keys, raw, pinyin, forms, initials_forms, name_forms)
+         SELECT (r->>'tool_id')::int, (r->>'version')::smallint, ARRAY(SELECT jsonb_array_elements_text(r->'keys')),
+                r->>'raw', r->>'pinyin', r->>'forms', r->>'initials_forms', r->>'name_forms'
          FROM jsonb_array_elements(?::jsonb) AS r
          ON CONFLICT (tool_id) DO UPDATE SET version = EXCLUDED.version, keys = EXCLUDED.keys, raw = EXCLUDED.raw,
-           pinyin = EXCLUDED.pinyin, exact = EXCLUDED.exact, starts = EXCLUDED.starts
-         WHERE (tool_search.version, tool_search.keys, tool_search.raw, tool_search.pinyin, tool_search.exact, tool_search.starts)
-           IS DISTINCT FROM (EXCLUDED.version, EXCLUDED.keys, EXCLUDED.raw, EXCLUDED.pinyin, EXCLUDED.exact, EXCLUDED.starts)`,
+           pinyin = EXCLUDED.pinyin, forms = EXCLUDED.forms, initials_forms = EXCLUDED.initials_forms, name_forms = EXCLUDED.name_forms
+         WHERE (tool_search.version, tool_search.keys, tool_search.raw, tool_search.pinyin, tool_search.forms,
+                tool_search.initials_forms, tool_search.name_forms)
+           IS DISTINCT FROM (EXCLUDED.version, EXCLUDED.keys, EXCLUDED.raw, EXCLUDED.pinyin, EXCLUDED.forms,
+                EXCLUDED.initials_forms, EXCLUDED.name_forms)`,
         [JSON.stringify(rows)],
       );
     },
