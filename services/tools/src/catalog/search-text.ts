@@ -152,21 +152,38 @@ export interface PinyinReading {
  */
 export function pinyinReadings(letters: string, limit = 8): PinyinReading[] {
   if (!/^[a-z]+$/.test(letters)) return [];
+  const end = letters.length;
+  // finishes[i]: the letters from i on read as whole syllables (or, for the partial pass, end in a syllable's start).
+  // Walking only into positions that finish keeps the search linear, whatever the length.
+  const finishes = (allowPartial: boolean): boolean[] => {
+    const result: boolean[] = new Array<boolean>(end + 1).fill(false);
+    result[end] = !allowPartial;
+    for (let start = end - 1; start >= 0; start -= 1) {
+      if (allowPartial && SYLLABLE_PREFIXES.has(letters.slice(start))) result[start] = true;
+      for (let length = 1; length <= LONGEST_SYLLABLE && start + length <= end && !result[start]; length += 1) {
+        if (PINYIN_SYLLABLES.has(letters.slice(start, start + length)) && result[start + length]) result[start] = true;
+      }
+    }
+    return result;
+  };
   const readings: PinyinReading[] = [];
-  const walk = (start: number, syllables: string[], allowPartial: boolean) => {
+  const walk = (start: number, syllables: string[], viable: boolean[], allowPartial: boolean) => {
     if (readings.length >= limit) return;
-    if (start === letters.length) {
-      readings.push({ syllables: [...syllables] });
+    if (start === end) {
+      readings.push({ syllables });
       return;
     }
-    for (let length = Math.min(LONGEST_SYLLABLE, letters.length - start); length >= 1; length -= 1) {
+    for (let length = Math.min(LONGEST_SYLLABLE, end - start); length >= 1 && readings.length < limit; length -= 1) {
       const piece = letters.slice(start, start + length);
-      if (PINYIN_SYLLABLES.has(piece)) walk(start + length, [...syllables, piece], allowPartial);
-      else if (allowPartial && start + length === letters.length && SYLLABLE_PREFIXES.has(piece)) readings.push({ syllables: [...syllables], partial: piece });
-      if (readings.length >= limit) return;
+      if (PINYIN_SYLLABLES.has(piece) && viable[start + length]) walk(start + length, [...syllables, piece], viable, allowPartial);
+      else if (allowPartial && start + length === end && SYLLABLE_PREFIXES.has(piece)) readings.push({ syllables, partial: piece });
     }
   };
-  walk(0, [], false);
-  if (readings.length === 0) walk(0, [], true);
+  const whole = finishes(false);
+  if (whole[0]) walk(0, [], whole, false);
+  else {
+    const partial = finishes(true);
+    if (partial[0]) walk(0, [], partial, true);
+  }
   return readings;
 }
