@@ -20,7 +20,8 @@ export interface SearchSource {
  * Keys are what the GIN index looks up (every kind is exact, so any term length is index-backed):
  * - `g:` every character and every pair of adjacent characters of any field (substrings of any length
  *   are found through their pairs, then checked against `raw`);
- * - `py:` every pinyin syllable and `pp:` its first one or two letters (pinyin is then checked against `pinyin`);
+ * - `py:` every pinyin syllable and every pair of adjacent ones (`py:jie tu`), `pp:` a syllable's first one or
+ *   two letters (pinyin is then checked against `pinyin`);
  * - `in:` the initials of one to three consecutive Chinese words (`图片压缩` → `tp`, `ys`, `tpys`);
  * - `x:` the pinyin and initials, squashed, of a whole name, name part, tag or category name (`qqyinyue`, `qqyy`);
  * - `d:` each latin word of five or more letters in a name, slug or tag, and that word less any one letter
@@ -159,6 +160,10 @@ export function buildSearchDocument(source: SearchSource): SearchDocument {
             keys.add(`pp:${syllable.slice(0, 2)}`);
           }
         }
+        words.forEach((word, index) => {
+          const next = words[index + 1];
+          if (next !== undefined && word !== '·' && next !== '·') keys.add(`py:${word} ${next}`);
+        });
         // Initials of 1 to 3 consecutive Chinese words, starting at a word (not inside one), not across 的, 和, ….
         for (let startIndex = 0; startIndex < phrase.length; startIndex += 1) {
           let initials = '';

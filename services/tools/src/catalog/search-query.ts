@@ -35,7 +35,9 @@ function gramKeys(text: string): string[] {
 
 function term(text: string): QueryTerm {
   const pinyin = pinyinReadings(text).map((reading) => {
-    const keys = new Set(reading.syllables.map((syllable) => `py:${syllable}`));
+    // Adjacent pairs of syllables narrow far better than syllables alone (`jian ying` vs every tool with both).
+    const { syllables } = reading;
+    const keys = new Set(syllables.length > 1 ? syllables.slice(1).map((syllable, index) => `py:${syllables[index]} ${syllable}`) : syllables.map((syllable) => `py:${syllable}`));
     if (reading.partial) keys.add(`pp:${reading.partial.slice(0, 2)}`);
     // The pinyin text has a space before and after every syllable: whole syllables from a syllable start.
     const pattern = reading.partial
