@@ -36,7 +36,7 @@ function matchCondition(term: QueryTerm, options: { typos: boolean }): Fragment 
  * else (description, category), then only by a typo or not at all. The `forms` texts hold one entry per
  * line (see SearchDocument), so `\nx:term\n` is a whole entry and `\nx:term` its start.
  */
-export const SEARCH_TIERS = { exact: 0, prefix: 2, word: 4, substring: 6, elsewhere: 8, typoOrNone: 10 } as const;
+const SEARCH_TIERS = { exact: 0, prefix: 2, word: 4, substring: 6, elsewhere: 8, typoOrNone: 10 } as const;
 
 function tierExpression(term: QueryTerm): Fragment {
   const t = escapeLike(term.text);
