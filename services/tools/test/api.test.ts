@@ -234,7 +234,7 @@ describe('stats', () => {
 });
 
 describe('search ranking', () => {
-  it('when several fields match, then the order is exact name, name prefix, name substring, tag, description; ties by visits', async () => {
+  it('when several fields match, then the order is exact name or tag (the name first), name prefix, name substring, description; ties by visits', async () => {
     const tool = (slug: string, name: string, extra: { tags?: string[]; description?: string } = {}) => ({
       slug,
       name,
@@ -258,7 +258,7 @@ describe('search ranking', () => {
     const res = await api('action=search&q=zap');
     expect(res.status).toBe(200);
     expect(res.body.data.total).toBe(6);
-    expect(res.body.data.data.map((t: { slug: string }) => t.slug)).toEqual(['exact', 'prefix', 'in-name-high', 'in-name-low', 'in-tag', 'in-description']);
+    expect(res.body.data.data.map((t: { slug: string }) => t.slug)).toEqual(['exact', 'in-tag', 'prefix', 'in-name-high', 'in-name-low', 'in-description']);
   });
 });
 

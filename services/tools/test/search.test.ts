@@ -14,13 +14,18 @@ interface SampleTool {
   name: string;
   description: string;
   tags: string[];
+  category: string;
 }
-const sample = JSON.parse(fs.readFileSync(sampleDatasetPath(), 'utf8')) as { tools: SampleTool[] };
-/** Independent oracle: the slugs whose name, slug, tags or description contain the keyword, ignoring case. */
+const sample = JSON.parse(fs.readFileSync(sampleDatasetPath(), 'utf8')) as { categories: { slug: string; name: string }[]; tools: SampleTool[] };
+const categoryNames = new Map(sample.categories.map((category) => [category.slug, category.name]));
+/** Independent oracle: the slugs whose name, slug, tags, description or category name contain the keyword, ignoring case. */
 const mentioning = (keyword: string) =>
   sample.tools
-    .filter((tool) => [tool.name, tool.slug, tool.tags.join(' '), tool.description].join('\n').toLowerCase().includes(keyword.toLowerCase()))
+    .filter((tool) =>
+      [tool.name, tool.slug, tool.tags.join(' '), tool.description, categoryNames.get(tool.category)].join('\n').toLowerCase().includes(keyword.toLowerCase()),
+    )
     .map((tool) => tool.slug);
+const taggedOrNamed = (text: string) => sample.tools.filter((tool) => tool.tags.includes(text) || tool.name.includes(text)).map((tool) => tool.slug);
 
 beforeAll(async () => {
   harness = await openHarness();
@@ -45,20 +50,22 @@ function expectError(res: request.Response, status: number, message: string) {
 }
 
 describe('search over the sample dataset', () => {
-  it('when searching 截图 without a key, then the tool named 截图… comes first, then tag matches, all containing 截图', async () => {
+  it('when searching 截图 without a key, then the tool named 截图… comes first, then tag matches, all containing 截图 (category name included)', async () => {
     const res = await search(`q=${encodeURIComponent('截图')}`);
     expect(res.status).toBe(200);
     expect(res.body.data.total).toBe(res.body.data.data.length);
     expect(slugs(res)[0]).toBe('snipping-tool');
     expect([...slugs(res)].sort()).toEqual(mentioning('截图').sort());
     expect(slugs(res)).toEqual(expect.arrayContaining(['snipaste', 'pixpin', 'sharex', 'flameshot']));
+    const tagged = taggedOrNamed('截图');
+    expect(slugs(res).slice(0, tagged.length).sort()).toEqual([...tagged].sort());
     for (const tool of res.body.data.data) {
-      expect([tool.name, tool.slug, tool.tags.join(' '), tool.description].join(' ')).toContain('截图');
+      expect([tool.name, tool.slug, tool.tags.join(' '), tool.description, tool.category_name].join(' ')).toContain('截图');
     }
   });
 
   it('when searching 压缩, then every tool mentioning it is found and image compressors (tagged) rank before description-only matches', async () => {
-    const res = await search(`q=${encodeURIComponent('压缩')}`);
+    const res = await search(`q=${encodeURIComponent('压缩')}&limit=50`);
     const expected = mentioning('压缩');
     expect(expected.length).toBeGreaterThan(10);
     expect(res.body.data.total).toBe(expected.length);
@@ -68,10 +75,71 @@ describe('search over the sample dataset', () => {
     expect(ranked.indexOf('tinypng')).toBeLessThan(ranked.indexOf('json-formatter'));
   });
 
-  it('when searching the full pinyin jietu or the initials jt, then the Chinese-named screenshot tool is found', async () => {
-    expect(slugs(await search('q=jietu'))).toEqual(['snipping-tool']);
-    expect(slugs(await search('q=jt'))).toContain('snipping-tool');
-    expect(slugs(await search('q=JieTu'))).toEqual(['snipping-tool']);
+  it('when searching the full pinyin jietu, the initials jt or the spaced jie tu, then every tool tagged or named 截图 comes first, the one named 截图… first', async () => {
+    const tagged = taggedOrNamed('截图');
+    expect(tagged.length).toBeGreaterThanOrEqual(10);
+    for (const keyword of ['jietu', 'JieTu', 'jt', 'jie%20tu', 'jie%20%20TU']) {
+      const found = slugs(await search(`q=${keyword}`));
+      expect(found[0]).toBe('snipping-tool');
+      expect(found.slice(0, tagged.length).sort()).toEqual([...tagged].sort());
+    }
+  });
+
+  it('when searching the pinyin of a tag, mixed with hanzi or not, then the tools tagged 图片压缩 are found, as they are for 图片压缩', async () => {
+    const tagged = taggedOrNamed('图片压缩');
+    expect(tagged.length).toBe(6);
+    for (const keyword of ['图片压缩', 'tupianyasuo', 'tpys', 'tupian压缩', 'tu pian ya suo', '图片在线压缩工具']) {
+      const found = slugs(await search(`q=${encodeURIComponent(keyword)}`));
+      expect(found.slice(0, tagged.length).sort()).toEqual([...tagged].sort());
+    }
+  });
+
+  it('when searching PS, then Adobe Photoshop, whose tags include PS, comes first', async () => {
+    const found = slugs(await search('q=PS'));
+    expect(found[0]).toBe('photoshop');
+    expect(found).toEqual(expect.arrayContaining(['photopea', 'hoppscotch', 'upscayl']));
+    expect(found.indexOf('photopea')).toBeLessThan(found.indexOf('hoppscotch'));
+  });
+
+  it('when a latin word of five or more letters has one letter wrong, missing, extra or swapped, then the tool is still found', async () => {
+    for (const [typo, slug] of [['photshop', 'photoshop'], ['figmma', 'figma'], ['postmam', 'postman'], ['obsidain', 'obsidian'], ['Bitwardn', 'bitwarden']]) {
+      expect(slugs(await search(`q=${typo}`))[0]).toBe(slug);
+    }
+    // Two edits are not a typo; neither is one edit in a four-letter word (`gimp` → `gimq`).
+    expect((await search('q=phtshopp')).body.data.total).toBe(0);
+    expect(slugs(await search('q=gimq'))).not.toContain('gimp');
+  });
+
+  it('when several words are given, then every one must match, in any order', async () => {
+    const forward = slugs(await search(`q=${encodeURIComponent('pdf 转换')}`));
+    const backward = slugs(await search(`q=${encodeURIComponent('转换 pdf')}`));
+    expect(forward).toEqual(backward);
+    const both = sample.tools
+      .filter((tool) => {
+        const text = [tool.name, tool.slug, tool.tags.join(' '), tool.description, categoryNames.get(tool.category)].join('\n').toLowerCase();
+        return text.includes('pdf') && text.includes('转换');
+      })
+      .map((tool) => tool.slug);
+    expect([...forward].sort()).toEqual([...both].sort());
+    expect(forward[0]).toBe('xunjiepdf');
+  });
+
+  it('when paging through a search, then the pages are disjoint, in rank order, with the true total and page count', async () => {
+    const all = await search(`q=${encodeURIComponent('压缩')}&limit=50`);
+    const total = all.body.data.total;
+    expect(total).toBeGreaterThan(10);
+    const pages: string[] = [];
+    for (let page = 1; page <= Math.ceil(total / 7); page += 1) {
+      const res = await search(`q=${encodeURIComponent('压缩')}&limit=7&page=${page}`);
+      expect(res.body.data).toMatchObject({ total, page, limit: 7, total_pages: Math.ceil(total / 7) });
+      pages.push(...slugs(res));
+    }
+    expect(pages).toEqual(slugs(all));
+    const pastTheEnd = await search(`q=${encodeURIComponent('压缩')}&limit=7&page=99`);
+    expect(pastTheEnd.body.data).toEqual({ data: [], total, page: 99, limit: 7, total_pages: Math.ceil(total / 7) });
+    expectError(await search('q=e&page=0'), 400, '参数错误: page 必须是正整数');
+    expectError(await search('q=e&page=1.5'), 400, '参数错误: page 必须是正整数');
+    expectError(await search('q=e&page=1234567890'), 400, '参数错误: page 超出范围');
   });
 
   it('when searching in another case, then it matches case-insensitively and the exact name ranks first', async () => {
@@ -139,7 +207,7 @@ describe('search over the sample dataset', () => {
   it('when q holds LIKE wildcards, quotes or emoji, then they are matched literally', async () => {
     const percent = await search('q=%25');
     expect(percent.status).toBe(200);
-    expect(percent.body.data).toEqual({ data: [], total: 0, limit: 20 });
+    expect(percent.body.data).toEqual({ data: [], total: 0, page: 1, limit: 20, total_pages: 0 });
     expect((await search('q=_')).body.data.total).toBe(0);
     expect((await search(`q=${encodeURIComponent("' OR 1=1 --")}`)).body.data.total).toBe(0);
     expect((await search(`q=${encodeURIComponent('😀')}`)).body.data.total).toBe(0);

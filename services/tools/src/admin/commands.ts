@@ -5,6 +5,7 @@ import { createApiKeyRepository, type ApiKeyRow } from '../auth/api-key-reposito
 import { createApiKey } from '../auth/api-keys';
 import { createCatalogRepository } from '../catalog/catalog-repository';
 import { detectFormat, importCatalog, ImportFormatError, parseCategoryPatch, type ImportFormat, type RejectedRow } from '../catalog/importer';
+import { editCategory } from '../catalog/category-service';
 import { adsConfigSchema, DISABLED_ADS_CONFIG } from '../ads/ads-config';
 import { createSettingsRepository } from '../ads/settings-repository';
 import { ADS_SETTING_KEY } from '../ads/ads-service';
@@ -190,7 +191,7 @@ export async function runAdminCommand(argv: string[], ctx: AdminContext): Promis
         });
         if ('reason' in checked) throw new UsageError(checked.reason);
         if (Object.keys(checked.patch).length === 0) throw new UsageError('nothing to change: give --name, --description, --icon or --sort-order');
-        const changed = await createCatalogRepository(ctx.db).updateCategory(slug, checked.patch);
+        const changed = await editCategory(createCatalogRepository(ctx.db), slug, checked.patch);
         if (!changed) throw new CommandError(`no category with slug "${slug}"`);
         ctx.out(`category "${slug}" updated`);
         return 0;

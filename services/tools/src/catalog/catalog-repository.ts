@@ -1,21 +1,9 @@
 import type { Knex } from 'knex';
+import { toolColumns, toTool, type DbToolRow, type ToolWithCategorySlug } from './tool-rows';
+import { createSearchQueries } from './search-repository';
 
-/** A tool as the API shows it (field names are the wire names, per DESIGN.md). */
-export interface Tool {
-  id: number;
-  name: string;
-  slug: string;
-  description: string;
-  url: string;
-  icon: string;
-  category_id: number;
-  category_name: string;
-  tags: string[];
-  visits: number;
-  is_featured: boolean;
-  created_at: string;
-  updated_at: string;
-}
+export type { Tool, ToolWithCategorySlug } from './tool-rows';
+export { withoutCategorySlug } from './tool-rows';
 
 export interface Category {
   id: number;
@@ -25,73 +13,6 @@ export interface Category {
   icon: string;
   sort_order: number;
   tool_count: number;
-}
-
-export interface ToolWithCategorySlug extends Tool {
-  category_slug: string;
-}
-
-interface DbToolRow {
-  id: number;
-  name: string;
-  slug: string;
-  description: string;
-  url: string;
-  icon: string;
-  category_id: number;
-  category_name: string;
-  category_slug: string;
-  tags: string[];
-  visits: string | number;
-  is_featured: boolean;
-  created_at: Date | string;
-  updated_at: Date | string;
-}
-
-const toolColumns = [
-  't.id',
-  't.name',
-  't.slug',
-  't.description',
-  't.url',
-  't.icon',
-  't.category_id',
-  'c.name as category_name',
-  'c.slug as category_slug',
-  't.tags',
-  't.visits',
-  't.is_featured',
-  't.created_at',
-  't.updated_at',
-];
-
-function toTool(row: DbToolRow): ToolWithCategorySlug {
-  return {
-    id: row.id,
-    name: row.name,
-    slug: row.slug,
-    description: row.description,
-    url: row.url,
-    icon: row.icon,
-    category_id: row.category_id,
-    category_name: row.category_name,
-    category_slug: row.category_slug,
-    tags: row.tags ?? [],
-    visits: Number(row.visits),
-    is_featured: row.is_featured,
-    created_at: new Date(row.created_at).toISOString(),
-    updated_at: new Date(row.updated_at).toISOString(),
-  };
-}
-
-export function withoutCategorySlug(tool: ToolWithCategorySlug): Tool {
-  const { category_slug: _ignored, ...rest } = tool;
-  return rest;
-}
-
-/** LIKE pattern for a literal substring: `%`, `_` and `\` in user input match themselves. */
-export function likeContains(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
 }
 
 export interface ToolFilter {
@@ -123,15 +44,14 @@ export interface ToolUpsert {
   category_id: number;
   tags: string[];
   is_featured: boolean;
-  name_pinyin: string | null;
-  name_initials: string | null;
-  search_document: string;
 }
 
 function createCatalogQueries(db: Knex) {
   const toolsQuery = () => db('tools as t').join('categories as c', 'c.id', 't.category_id');
 
   return {
+    ...createSearchQueries(db),
+
     async listTools(filter: ToolFilter, offset: number, limit: number): Promise<ToolWithCategorySlug[]> {
       const query = toolsQuery().select(toolColumns);
       if (filter.categoryId !== undefined) query.where('t.category_id', filter.categoryId);
@@ -166,28 +86,6 @@ function createCatalogQueries(db: Knex) {
         .where('slug' in by ? { 't.slug': by.slug } : { 't.id': by.id })
         .first();
       return row ? toTool(row as DbToolRow) : undefined;
-    },
-
-    async searchTools(needle: string, limit: number): Promise<{ tools: ToolWithCategorySlug[]; total: number }> {
-      const pattern = likeContains(needle);
-      const prefix = `${pattern.slice(1, -1)}%`;
-      const rankSql = `CASE
-           WHEN lower(t.name) = ? THEN 0
-           WHEN lower(t.name) LIKE ? THEN 1
-           WHEN lower(t.name) LIKE ? OR t.slug LIKE ? OR t.name_pinyin LIKE ? OR t.name_initials LIKE ? THEN 2
-           WHEN EXISTS (SELECT 1 FROM unnest(t.tags) AS tag WHERE lower(tag) LIKE ?) THEN 3
-           ELSE 4
-         END`;
-      const rankBindings = [needle, prefix, pattern, pattern, pattern, pattern, pattern];
-      // One pass over the matches gives the page and the total (a keyword under three characters
-      // cannot use the trigram index, so a second query would scan the table again).
-      const rows: (DbToolRow & { total: string | number })[] = await toolsQuery()
-        .select(toolColumns)
-        .select(db.raw('count(*) OVER () AS total'))
-        .where('t.search_document', 'like', pattern)
-        .orderByRaw(`${rankSql}, t.visits DESC, t.id ASC`, rankBindings)
-        .limit(limit);
-      return { tools: rows.map(toTool), total: Number(rows[0]?.total ?? 0) };
     },
 
     async popularTools(limit: number): Promise<ToolWithCategorySlug[]> {
@@ -245,38 +143,28 @@ function createCatalogQueries(db: Knex) {
       return upsertOutcome(result.rows[0]);
     },
 
-    async updateCategory(slug: string, patch: Partial<Omit<CategoryInput, 'slug'>>): Promise<boolean> {
-      const count = await db('categories').where({ slug }).update({ ...patch, updated_at: db.fn.now() });
-      return count > 0;
+    /** The category's id, or undefined when no category has this slug. */
+    async updateCategory(slug: string, patch: Partial<Omit<CategoryInput, 'slug'>>): Promise<number | undefined> {
+      const rows: { id: number }[] = await db('categories').where({ slug }).update({ ...patch, updated_at: db.fn.now() }, ['id']);
+      return rows[0]?.id;
     },
 
-    /** Insert or update by slug, keeping the visit count; a row that already holds these values is left alone. */
+    /**
+     * Insert or update by slug, keeping the visit count; a row that already holds these values is left alone.
+     * The tool's search document is written separately (search-index.ts), from what is stored.
+     */
     async upsertTool(input: ToolUpsert): Promise<UpsertOutcome> {
       const result = await db.raw<{ rows: { created: boolean }[] }>(
-        `INSERT INTO tools (slug, name, description, url, icon, category_id, tags, is_featured, name_pinyin, name_initials, search_document)
-         VALUES (?, ?, ?, ?, ?, ?, ?::text[], ?, ?, ?, ?)
+        `INSERT INTO tools (slug, name, description, url, icon, category_id, tags, is_featured)
+         VALUES (?, ?, ?, ?, ?, ?, ?::text[], ?)
          ON CONFLICT (slug) DO UPDATE SET name = EXCLUDED.name, description = EXCLUDED.description, url = EXCLUDED.url,
            icon = EXCLUDED.icon, category_id = EXCLUDED.category_id, tags = EXCLUDED.tags, is_featured = EXCLUDED.is_featured,
-           name_pinyin = EXCLUDED.name_pinyin, name_initials = EXCLUDED.name_initials,
-           search_document = EXCLUDED.search_document, updated_at = now()
-         WHERE (tools.name, tools.description, tools.url, tools.icon, tools.category_id, tools.tags, tools.is_featured,
-                tools.name_pinyin, tools.name_initials, tools.search_document)
+           updated_at = now()
+         WHERE (tools.name, tools.description, tools.url, tools.icon, tools.category_id, tools.tags, tools.is_featured)
            IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.description, EXCLUDED.url, EXCLUDED.icon, EXCLUDED.category_id, EXCLUDED.tags,
-                EXCLUDED.is_featured, EXCLUDED.name_pinyin, EXCLUDED.name_initials, EXCLUDED.search_document)
+                EXCLUDED.is_featured)
          RETURNING (xmax = 0) AS created`,
-        [
-          input.slug,
-          input.name,
-          input.description,
-          input.url,
-          input.icon,
-          input.category_id,
-          input.tags,
-          input.is_featured,
-          input.name_pinyin,
-          input.name_initials,
-          input.search_document,
-        ],
+        [input.slug, input.name, input.description, input.url, input.icon, input.category_id, input.tags, input.is_featured],
       );
       return upsertOutcome(result.rows[0]);
     },

@@ -1,6 +1,7 @@
 import { notFound } from '../errors/messages';
 import type { CatalogRepository, Category, Tool } from './catalog-repository';
 import { withoutCategorySlug } from './catalog-repository';
+import { planSearch } from './search-query';
 import { createTtlCache } from './ttl-cache';
 
 export const POPULAR_TOOLS = 10;
@@ -28,7 +29,9 @@ export interface ToolDetail extends Tool {
 export interface SearchResult {
   data: Tool[];
   total: number;
+  page: number;
   limit: number;
+  total_pages: number;
 }
 
 export interface CategoryDetail extends ToolPage {
@@ -91,9 +94,17 @@ export function createDirectoryService(options: DirectoryServiceOptions) {
       };
     },
 
-    async search(request: { keyword: string; limit: number }): Promise<SearchResult> {
-      const { tools, total } = await catalog.searchTools(request.keyword.toLowerCase(), request.limit);
-      return { data: tools.map(withoutCategorySlug), total, limit: request.limit };
+    /** Every word of the keyword must match (see search-query.ts); `total` counts every match, not just this page. */
+    async search(request: { keyword: string; page: number; limit: number }): Promise<SearchResult> {
+      const plan = planSearch(request.keyword);
+      const { tools, total } = await catalog.searchTools(plan, (request.page - 1) * request.limit, request.limit);
+      return {
+        data: tools.map(withoutCategorySlug),
+        total,
+        page: request.page,
+        limit: request.limit,
+        total_pages: Math.ceil(total / request.limit),
+      };
     },
 
     async categories(): Promise<Category[]> {

@@ -1,7 +1,7 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { z } from 'zod';
 import type { CatalogRepository, CategoryInput } from './catalog-repository';
-import { namePinyin, searchDocument } from './search-fields';
+import { refreshSearchDocuments } from './search-index';
 
 export const CSV_HEADER = ['slug', 'name', 'description', 'url', 'icon', 'category', 'tags', 'is_featured'] as const;
 
@@ -240,6 +240,8 @@ export async function importCatalog(repository: CatalogRepository, text: string,
 
   return repository.transaction(async (trx) => {
     const seenCategorySlugs = new Set<string>();
+    /** Categories whose name may have changed: their tools' search documents carry it. */
+    const renamedCategorySlugs: string[] = [];
     for (const { row, fields } of source.categories) {
       const slugGuess = typeof fields.slug === 'string' ? fields.slug : null;
       if (fields.__notAnObject) {
@@ -257,7 +259,9 @@ export async function importCatalog(repository: CatalogRepository, text: string,
       }
       seenCategorySlugs.add(parsed.data.slug);
       const category: CategoryInput = parsed.data;
-      report.categories[await trx.upsertCategory(category)] += 1;
+      const outcome = await trx.upsertCategory(category);
+      if (outcome === 'updated') renamedCategorySlugs.push(category.slug);
+      report.categories[outcome] += 1;
     }
 
     const categoryIds = await trx.categoryIdsBySlug();
@@ -288,7 +292,6 @@ export async function importCatalog(repository: CatalogRepository, text: string,
         continue;
       }
       seenToolSlugs.add(tool.slug);
-      const pinyinOfName = namePinyin(tool.name);
       const outcome = await trx.upsertTool({
         slug: tool.slug,
         name: tool.name,
@@ -298,12 +301,14 @@ export async function importCatalog(repository: CatalogRepository, text: string,
         category_id: categoryId,
         tags: tool.tags,
         is_featured: tool.is_featured,
-        name_pinyin: pinyinOfName?.full ?? null,
-        name_initials: pinyinOfName?.initials ?? null,
-        search_document: searchDocument({ ...tool, pinyin: pinyinOfName }),
       });
       report.tools[outcome] += 1;
     }
+
+    // Unchanged tools too: their document may be missing or from an older version of the search code.
+    if (seenToolSlugs.size > 0) await refreshSearchDocuments(trx, { toolSlugs: [...seenToolSlugs] });
+    const renamedCategoryIds = renamedCategorySlugs.map((slug) => categoryIds.get(slug)!);
+    if (renamedCategoryIds.length > 0) await refreshSearchDocuments(trx, { categoryIds: renamedCategoryIds });
     return report;
   });
 }

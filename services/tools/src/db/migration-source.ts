@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import * as initialSchema from '../../migrations/20261122020000_initial_schema';
 import * as visitsWithoutIndex from '../../migrations/20261122030000_visits_without_index';
+import * as toolSearch from '../../migrations/20261123010000_tool_search';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -11,6 +12,7 @@ interface Migration {
 const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['20261122020000_initial_schema', initialSchema],
   ['20261122030000_visits_without_index', visitsWithoutIndex],
+  ['20261123010000_tool_search', toolSearch],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

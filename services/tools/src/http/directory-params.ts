@@ -79,13 +79,13 @@ export function parseToolSlug(query: RawQuery): string {
   return slug;
 }
 
-export function parseSearchQuery(query: RawQuery): { keyword: string; limit: number } {
+export function parseSearchQuery(query: RawQuery): PageRequest & { keyword: string } {
   const raw = optionalString(query, 'q');
   if (raw === undefined || raw.trim() === '') throw badParameter('q 不能为空');
   const keyword = raw.trim();
   if ([...keyword].length > MAX_QUERY_LENGTH) throw badParameter(`q 长度不能超过 ${MAX_QUERY_LENGTH} 个字符`);
   if (CONTROL_CHARACTERS.test(keyword) || LONE_SURROGATE.test(keyword)) throw badParameter('q 包含非法字符');
-  return { keyword, limit: pageSize(query, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT) };
+  return { keyword, page: positiveInt(query, 'page', 1), limit: pageSize(query, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT) };
 }
 
 export function parseCategoryQuery(query: RawQuery): PageRequest & { id: number } {
