@@ -2,7 +2,8 @@
 import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 
-const needed = ['node_modules/tsx', 'node_modules/express', 'node_modules/sharp'];
+// vite and preact build the web app (services/images/web) that npm start serves at /app/.
+const needed = ['node_modules/tsx', 'node_modules/express', 'node_modules/sharp', 'node_modules/vite', 'node_modules/preact'];
 if (!needed.every((p) => existsSync(p))) {
   console.log('[start] installing dependencies (npm install), once…');
   const r = spawnSync('npm', ['install', '--no-audit', '--no-fund'], { stdio: 'inherit' });

@@ -6,12 +6,14 @@
  * Redis) differ from production. This file plays nginx's part: see
  * lib/front-door.ts, which applies proxy/v1-rewrites.conf.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import sharp from 'sharp';
+import type { Services as ImagesServices } from '../services/images/src/app';
 import { loadConfig as loadImagesConfig, type ImagesConfig } from '../services/images/src/config';
 import { ensureDemoUser } from '../services/images/src/demo';
 import { clientErrorAnswer as imagesClientErrorAnswer } from '../services/images/src/http/client-error';
@@ -24,10 +26,13 @@ import { printCurlExamples } from './lib/curl-examples';
 import { embeddedEnvironment, type EmbeddedEnvironment } from './lib/embedded-env';
 import { createFrontDoor, isImagesPath, refusedRequestPath, startingAnswer } from './lib/front-door';
 import { loadV1Rewrites } from './lib/v1-rewrites';
+import { ensureWebAppBuilt, WEB_APP_BUILD_DIR } from './lib/web-app';
 
 interface DemoCredentials {
   token?: string;
   apiKey?: string;
+  /** The demo user's password, for the web app at /app/. */
+  password?: string;
 }
 
 function fail(line: string): never {
@@ -77,6 +82,10 @@ async function main(): Promise<void> {
   });
   await listen(server, platform.port, platform.host);
 
+  // The web app is built (when missing or stale) while the databases open.
+  const webApp = ensureWebAppBuilt({ onBuild: () => process.stdout.write('[start] building the web app (vite)…\n') });
+  webApp.catch(() => undefined);
+
   mkdirSync(platform.dataDir, { recursive: true });
   const images = await openImagesService(configs.images, { logger: logger.child({ service: 'images' }) }).catch((error: Error) => fail(`start failed: ${error.message}`));
   const tools = await openToolsService(configs.tools, { logger: logger.child({ service: 'tools' }) }).catch(async (error: Error) => {
@@ -86,11 +95,13 @@ async function main(): Promise<void> {
 
   const credentialsFile = path.join(platform.dataDir, 'demo-credentials.json');
   const credentials: DemoCredentials = existsSync(credentialsFile) ? (JSON.parse(readFileSync(credentialsFile, 'utf8')) as DemoCredentials) : {};
-  const newToken = await ensureDemoUser(images.db);
+  const newToken = await ensureDemoUser(images.services.userAdmin);
   if (newToken !== null) credentials.token = newToken;
+  const newPassword = credentials.password === undefined || newToken !== null ? await giveDemoPassword(images.services) : null;
+  if (newPassword !== null) credentials.password = newPassword;
   const demo = await ensureDemoData(tools.db);
   if (demo.apiKey !== null) credentials.apiKey = demo.apiKey;
-  if (newToken !== null || demo.apiKey !== null) {
+  if (newToken !== null || demo.apiKey !== null || newPassword !== null) {
     // The demo's secrets are kept here so that later starts can print working curl lines.
     writeFileSync(credentialsFile, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
   }
@@ -99,11 +110,18 @@ async function main(): Promise<void> {
   const demoImage = path.join(platform.dataDir, 'demo.jpg');
   if (!existsSync(demoImage)) await writeDemoImage(demoImage);
 
+  await webApp.catch(async (error: Error) => {
+    await Promise.allSettled([images.close(), tools.close()]);
+    return fail(`start failed: ${error.message}`);
+  });
+
   handler = createFrontDoor({
     imagesApp: images.app,
     toolsApp: tools.app,
     imagesPublicDir: path.join(configs.images.storageDir, 'public'),
+    openBucketImage: images.storage.isConfigured('s3') ? (storageKey) => images.storage.storeFor('s3').open('public', storageKey) : undefined,
     v1Rules: loadV1Rewrites(),
+    webAppDir: WEB_APP_BUILD_DIR,
     probes: {
       async readiness() {
         const [imagesReady, toolsReady] = await Promise.all([images.readiness(), tools.readiness()]);
@@ -117,7 +135,7 @@ async function main(): Promise<void> {
   });
   const actualPort = (server.address() as AddressInfo).port;
   logger.info({ port: actualPort, dataDir: platform.dataDir }, 'platform listening');
-  printCurlExamples({ baseUrl: platform.baseUrl, token: credentials.token, apiKey: credentials.apiKey, demoImage });
+  printCurlExamples({ baseUrl: platform.baseUrl, token: credentials.token, apiKey: credentials.apiKey, demoImage, demoPassword: credentials.password });
 
   let stopping = false;
   const stop = (signal: string): void => {
@@ -138,6 +156,19 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/**
+ * The demo user signs in to the web app with a password of its own (random per data folder, kept in
+ * demo-credentials.json beside the token) and is an admin there, so that every page can be tried.
+ */
+async function giveDemoPassword(services: Pick<ImagesServices, 'admin' | 'userAdmin'>): Promise<string | null> {
+  const demo = (await services.admin.listUsers({ page: 1, limit: 100, keyword: 'demo' })).list.find((user) => user.username === 'demo');
+  if (!demo) return null;
+  const password = randomBytes(9).toString('base64url');
+  await services.userAdmin.setPassword(demo.id, password);
+  await services.userAdmin.updateUser(demo.id, { isAdmin: true });
+  return password;
 }
 
 async function writeDemoImage(file: string): Promise<void> {

@@ -4,6 +4,8 @@ module.exports = {
   testEnvironment: 'node',
   rootDir: __dirname,
   testMatch: ['<rootDir>/**/*.test.ts'],
+  // Builds the web app (/app/) when it is missing or stale.
+  globalSetup: '<rootDir>/global-setup.ts',
   transform: {
     '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
   },

@@ -81,6 +81,10 @@ describe('npm start (embedded mode as a real process)', () => {
     const token = /X-API-Token: ([^']+)'/.exec(lines.join('\n'))![1]!;
     const apiKey = /X-API-Key: ([^']+)'/.exec(lines.join('\n'))![1]!;
     expect(first.output()).not.toContain('<API_TOKEN>');
+    expect(first.output()).toContain(`Tool directory website: ${base}/ (English: ${base}/en/)`);
+    const site = await fetch(`${base}/`);
+    expect([site.status, site.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+    expect(await site.text()).toContain(`<link rel="canonical" href="${base}/">`);
 
     const form = new FormData();
     const photo = readFileSync(path.join(dataDir, 'demo.jpg'));
@@ -94,12 +98,24 @@ describe('npm start (embedded mode as a real process)', () => {
     expect(tools.status).toBe(200);
     expect(((await tools.json()) as { data: { pagination: { total: number } } }).data.pagination.total).toBe(247);
 
+    // The web app: its address printed, served, and the demo user signs in to it with the printed password.
+    const webAppLine = /^Image web app: (\S+)  \(sign in as demo, password (\S+)\)$/m.exec(first.output());
+    expect(webAppLine?.[1]).toBe(`${base}/app/`);
+    const appPage = await fetch(webAppLine![1]!);
+    expect(appPage.status).toBe(200);
+    expect(await appPage.text()).toContain('<div id="app"></div>');
+    const signIn = (await (
+      await fetch(`${base}/api/image.php?action=login`, { method: 'POST', body: new URLSearchParams({ username: 'demo', password: webAppLine![2]! }) })
+    ).json()) as { code: number; data: { user: { is_admin: boolean } } };
+    expect(signIn).toMatchObject({ code: 0, data: { user: { is_admin: true } } });
+
     expect(await stopProcess(first.child, 'SIGTERM')).toBe(0);
     expect(existsSync(path.join(dataDir, 'demo-credentials.json'))).toBe(true);
 
     const second = await startEmbedded(dataDir, port, children);
     try {
       expect(curlLines(second.output())).toEqual(lines);
+      expect(second.output()).toContain(webAppLine![0]);
       const list = (await (await fetch(`${base}/api/image.php?action=list`, { headers: { 'X-API-Token': token } })).json()) as {
         data: { total: number };
       };

@@ -1,11 +1,13 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { Client } from 'pg';
 import { PROXY_DIR, renderNginxTemplate, standaloneNginxConf, upstreamServers } from '../lib/nginx-template';
+import { WEB_APP_BUILD_DIR } from '../lib/web-app';
 import type { RealServices } from './real-services';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -23,6 +25,8 @@ export interface Platform {
   baseUrl: string;
   /** nginx's access log so far, one JSON object per line (log_format platform). */
   accessLog(): string[];
+  /** Its file (to wait on with whenFileShows). */
+  accessLogFile: string;
   /** Everything nginx wrote to its error log so far (its stderr, as in the container). */
   errorLog(): string;
   images: Replica[];
@@ -35,6 +39,9 @@ export interface Platform {
   imagesDatabaseUrl: string;
   toolsDatabaseUrl: string;
   storageDir: string;
+  /** Where new images are stored; with s3, the bucket (s3rver on loopback) nginx reads /i/ from. */
+  storage: 'local' | 's3';
+  bucket?: { endpoint: string; name: string; prefix: string };
   redisPrefix: string;
   env: { images: NodeJS.ProcessEnv; tools: NodeJS.ProcessEnv };
   stop(): Promise<void>;
@@ -43,6 +50,13 @@ export interface Platform {
 export interface PlatformOptions {
   replicas: number;
   clientMaxBodySize: string;
+  /** Default: TEST_STORAGE (s3 runs the images service on a bucket of an S3 server started here). */
+  storage?: 'local' | 's3';
+}
+
+/** The storage backend the e2e suite runs the images service on: TEST_STORAGE=s3 for the bucket. */
+export function e2eStorage(): 'local' | 's3' {
+  return process.env.TEST_STORAGE === 's3' ? 's3' : 'local';
 }
 
 export function buildServices(): void {
@@ -79,17 +93,51 @@ async function withAdmin<T>(adminUrl: string, work: (client: Client) => Promise<
   }
 }
 
-async function waitFor(what: () => string, check: () => Promise<boolean>, timeoutMs = 30000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      if (await check()) return;
-    } catch {
-      // not up yet
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what()}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+/**
+ * Resolves with the first truthy `check()`, checked now and again each time `file` changes (inotify),
+ * never on a timer; `timeoutMs` only bounds the wait, with `what()` in the message.
+ */
+export function whenFileShows<T>(file: string, check: () => T | undefined | false, what: () => string, timeoutMs = 30000): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const watcher = watch(file);
+    const finish = (error: Error | null, value?: T) => {
+      watcher.close();
+      clearTimeout(timer);
+      if (error) reject(error);
+      else resolve(value as T);
+    };
+    const timer = setTimeout(() => finish(new Error(`timed out waiting for ${what()}`)), timeoutMs);
+    const look = () => {
+      const found = check();
+      if (found) finish(null, found);
+    };
+    watcher.on('change', look);
+    watcher.on('error', (error) => finish(error));
+    look();
+  });
+}
+
+/** Resolves with the first match of `pattern` in what the replica has written (stdout and stderr), as it writes it; fails if it exits first. */
+export function whenReplicaWrites(replica: Replica, pattern: RegExp | ((output: string) => boolean)): Promise<string> {
+  const matches = (output: string) => (typeof pattern === 'function' ? pattern(output) : pattern.test(output));
+  return new Promise<string>((resolve, reject) => {
+    const child = replica.process;
+    const look = () => {
+      const output = replica.output.join('');
+      if (!matches(output)) return;
+      child.stdout!.off('data', onData);
+      child.stderr!.off('data', onData);
+      child.off('exit', onExit);
+      resolve(output);
+    };
+    // The replica's own listeners (spawnReplica) append to `output` first: listeners run in order.
+    const onData = () => look();
+    const onExit = () => reject(new Error(`${replica.name} exited before writing ${String(pattern)}:\n${replica.output.join('')}`));
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', onExit);
+    look();
+  });
 }
 
 function spawnReplica(script: string, env: NodeJS.ProcessEnv, port: number): { process: ChildProcess; output: string[] } {
@@ -104,11 +152,11 @@ function spawnReplica(script: string, env: NodeJS.ProcessEnv, port: number): { p
   return { process: child, output };
 }
 
+/** Once the replica says it listens (after its migrations), its /readyz must answer 200. */
 async function waitForReady(replica: Replica): Promise<void> {
-  await waitFor(() => `${replica.name} /readyz\n${replica.output.join('')}`, async () => {
-    const res = await fetch(`http://127.0.0.1:${replica.port}/readyz`);
-    return res.status === 200;
-  });
+  await whenReplicaWrites(replica, /service listening/);
+  const res = await fetch(`http://127.0.0.1:${replica.port}/readyz`);
+  if (res.status !== 200) throw new Error(`${replica.name} listens but /readyz answered ${res.status}: ${await res.text()}`);
 }
 
 /** Sends raw bytes (as a client that does not percent-encode would) and returns the whole answer. */
@@ -133,6 +181,47 @@ export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 
 }
 
 /**
+ * s3rver (an S3-protocol server from npm, keeping objects on disk) on a random loopback port, with
+ * one bucket. In a process of its own: the tests run admin CLIs synchronously, which would
+ * otherwise stop the server they talk to.
+ */
+async function startBucket(directory: string): Promise<{ endpoint: string; name: string; close(): Promise<void> }> {
+  const script = [
+    "const S3rver = require('s3rver');",
+    `new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: ${JSON.stringify(directory)} })`,
+    "  .run().then(({ port }) => console.log('listening ' + port), (error) => { console.error(error); process.exit(1); });",
+  ].join('\n');
+  const child = spawn(process.execPath, ['-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening (\d+)/.exec(out);
+      if (match) resolve(Number(match[1]));
+    });
+    child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.once('exit', () => reject(new Error(`s3rver exited before listening:\n${out}`)));
+  });
+  const close = async () => {
+    await stopProcess(child, 'SIGKILL');
+  };
+  try {
+    const endpoint = `http://127.0.0.1:${port}`;
+    const name = `e2e-${randomBytes(4).toString('hex')}`;
+    const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+    try {
+      await client.send(new CreateBucketCommand({ Bucket: name }));
+    } finally {
+      client.destroy();
+    }
+    return { endpoint, name, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/**
  * Starts the built services on loopback, `replicas` of each, on fresh databases of
  * the real Postgres, sharing one Redis key prefix and one storage folder, behind a
  * real nginx rendered from proxy/nginx.conf.template.
@@ -146,12 +235,15 @@ export async function startPlatform(real: RealServices, options: PlatformOptions
   const tools: Replica[] = [];
   const launchOf = new Map<Replica, { script: string; env: NodeJS.ProcessEnv }>();
   let nginxMaster: ChildProcess | undefined;
+  let bucketServer: { close(): Promise<void> } | undefined;
+  const storage = options.storage ?? e2eStorage();
   const stop = async (): Promise<void> => {
     // nginx's master stops its workers on SIGTERM; SIGKILL would leave them running, still listening.
     await Promise.all([
       ...(nginxMaster ? [stopProcess(nginxMaster, 'SIGTERM')] : []),
       ...[...images, ...tools].map((replica) => stopProcess(replica.process, 'SIGKILL')),
     ]);
+    await bucketServer?.close();
     await withAdmin(real.databaseUrl, async (admin) => {
       await admin.query(`DROP DATABASE IF EXISTS ${imagesDb} WITH (FORCE)`);
       await admin.query(`DROP DATABASE IF EXISTS ${toolsDb} WITH (FORCE)`);
@@ -177,6 +269,9 @@ export async function startPlatform(real: RealServices, options: PlatformOptions
     const nginxPort = await freePort();
     const baseUrl = `http://127.0.0.1:${nginxPort}`;
     const redisPrefix = `e2e_${suffix}`;
+    const bucketPrefix = 'platform/';
+    const bucket = storage === 's3' ? await startBucket(path.join(workDir, 's3')) : undefined;
+    bucketServer = bucket;
 
     const imagesEnv: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
@@ -185,8 +280,21 @@ export async function startPlatform(real: RealServices, options: PlatformOptions
       STORAGE_DIR: storageDir,
       PUBLIC_BASE_URL: baseUrl,
       THUMB_SIGNING_SECRET: randomBytes(32).toString('hex'),
+      TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
       LOG_LEVEL: 'info',
       SHUTDOWN_TIMEOUT_MS: '5000',
+      ...(bucket
+        ? {
+            STORAGE_BACKEND: 's3',
+            S3_ENDPOINT: bucket.endpoint,
+            S3_REGION: 'us-east-1',
+            S3_BUCKET: bucket.name,
+            S3_PREFIX: bucketPrefix,
+            S3_FORCE_PATH_STYLE: 'true',
+            S3_ACCESS_KEY_ID: 'S3RVER',
+            S3_SECRET_ACCESS_KEY: 'S3RVER',
+          }
+        : {}),
     };
     const toolsEnv: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
@@ -219,8 +327,12 @@ export async function startPlatform(real: RealServices, options: PlatformOptions
       TOOLS_UPSTREAM_SERVERS: loopback(tools),
       RESOLVER_DIRECTIVE: '# fixed loopback replicas: nothing to resolve',
       IMAGES_PUBLIC_DIR: path.join(storageDir, 'public') + '/',
+      // Built by the e2e project's globalSetup, as the proxy image's build stage does.
+      WEB_APP_DIR: WEB_APP_BUILD_DIR + '/',
+      IMAGES_BUCKET_URL: bucket ? `${bucket.endpoint}/${bucket.name}/${bucketPrefix}public/` : '',
       PROXY_DIR,
       CLIENT_MAX_BODY_SIZE: options.clientMaxBodySize,
+      SITE_CACHE_DIR: path.join(nginxDir, 'site-cache'),
     });
     const confFile = path.join(nginxDir, 'nginx.conf');
     writeFileSync(confFile, standaloneNginxConf(server, nginxDir));
@@ -237,7 +349,10 @@ export async function startPlatform(real: RealServices, options: PlatformOptions
     closeSync(errorLogFd);
     nginxMaster = nginx;
     const errorLog = () => readFileSync(errorLogFile, 'utf8');
-    await waitFor(() => `nginx\n${errorLog()}`, async () => (await fetch(`${baseUrl}/nginx-health`)).status === 200);
+    // The master logs its workers' start once its sockets are bound and its configuration loaded.
+    await whenFileShows(errorLogFile, () => /start worker process/.test(errorLog()), () => `nginx to start\n${errorLog()}`);
+    const health = await fetch(`${baseUrl}/nginx-health`);
+    if (health.status !== 200) throw new Error(`nginx started but /nginx-health answered ${health.status}`);
 
     const restartReplica = async (replica: Replica): Promise<void> => {
       await stopProcess(replica.process, 'SIGKILL');
@@ -249,6 +364,7 @@ export async function startPlatform(real: RealServices, options: PlatformOptions
     return {
       baseUrl,
       accessLog: () => readFileSync(accessLogFile, 'utf8').split('\n').filter(Boolean),
+      accessLogFile,
       errorLog,
       images,
       tools,
@@ -256,6 +372,8 @@ export async function startPlatform(real: RealServices, options: PlatformOptions
       imagesDatabaseUrl: imagesEnv.DATABASE_URL!,
       toolsDatabaseUrl: toolsEnv.DATABASE_URL!,
       storageDir,
+      storage,
+      bucket: bucket && { endpoint: bucket.endpoint, name: bucket.name, prefix: bucketPrefix },
       redisPrefix,
       env: { images: imagesEnv, tools: toolsEnv },
       stop,
@@ -263,11 +381,12 @@ export async function startPlatform(real: RealServices, options: PlatformOptions
   }
 }
 
-/** Runs an admin CLI of a built service against the platform's database, as an operator would. */
-export function runAdmin(service: 'images' | 'tools', env: NodeJS.ProcessEnv, args: string[]): string {
+/** Runs an admin CLI of a built service against the platform's database, as an operator would (`stdin`: what is piped in, e.g. a password). */
+export function runAdmin(service: 'images' | 'tools', env: NodeJS.ProcessEnv, args: string[], stdin?: string): string {
   return execFileSync(process.execPath, [`services/${service}/dist/src/admin/cli.js`, ...args], {
     cwd: ROOT,
     env: { ...env, LOG_LEVEL: 'silent' },
     encoding: 'utf8',
+    input: stdin,
   });
 }

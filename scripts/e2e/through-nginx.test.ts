@@ -4,15 +4,20 @@
  * Postgres and Redis. Every operation is driven through nginx.
  */
 import { randomBytes } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync, watch } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { Client } from 'pg';
 import sharp from 'sharp';
 import { realServices } from './real-services';
-import { buildServices, runAdmin, startPlatform, stopProcess, type Platform, type Replica } from './platform';
+import { CHROMIUM, launchChromium, seriousAxeViolations, watchForProblems } from '../../services/images/web/test/support/browser';
+import { buildServices, e2eStorage, runAdmin, startPlatform, stopProcess, whenFileShows, whenReplicaWrites, type Platform, type Replica } from './platform';
+import { expectWebAppAnswers } from './web-app-answers';
 
 const real = realServices();
 const describeReal = real ? describe : describe.skip;
+/** Tests of images kept in a bucket: the suite runs with TEST_STORAGE=s3 (CI's third run). */
+const testOnS3 = e2eStorage() === 's3' ? test : test.skip;
 
 const NGINX_BODY_LIMIT = '2m';
 
@@ -34,7 +39,13 @@ interface AccessLogEntry {
   upstream_response_time: string;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * The pause between probes of nginx's rotation. A failed replica is out of rotation for
+ * `fail_timeout` (a time, by design: nginx gives no signal when it takes one back), so the two
+ * tests about it send a request, look at the answer, and try again a little later. Nothing else in
+ * this suite waits on time: the rest waits on log lines, files and process output.
+ */
+const pace = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function photo(width: number, height: number): Promise<Buffer> {
   const channels = 3;
@@ -43,7 +54,7 @@ async function photo(width: number, height: number): Promise<Buffer> {
   return sharp(pixels, { raw: { width, height, channels } }).jpeg({ quality: 90 }).toBuffer();
 }
 
-describeReal('platform through nginx (two replicas of each service)', () => {
+describeReal(`platform through nginx (two replicas of each service, images on ${e2eStorage()})`, () => {
   let platform: Platform;
   let token: string;
   let apiKey: string;
@@ -55,7 +66,7 @@ describeReal('platform through nginx (two replicas of each service)', () => {
 
   async function upload(file: Buffer, name: string): Promise<{ status: number; body: any; requestId: string }> {
     const form = new FormData();
-    form.append('file', new Blob([file], { type: 'image/jpeg' }), name);
+    form.append('file', new Blob([new Uint8Array(file)], { type: 'image/jpeg' }), name);
     const res = await fetch(imageApi('action=upload'), { method: 'POST', body: form, headers: { 'X-API-Token': token } });
     return { status: res.status, body: await res.json(), requestId: res.headers.get('x-request-id')! };
   }
@@ -80,13 +91,16 @@ describeReal('platform through nginx (two replicas of each service)', () => {
    * body only after it has drained the rest of it: a line can come late, and after later ones.
    */
   async function accessLogFor(requestIds: string[]): Promise<AccessLogEntry[]> {
-    const deadline = Date.now() + 10000;
-    for (;;) {
-      const byId = new Map(platform.accessLog().map((line) => JSON.parse(line) as AccessLogEntry).map((entry) => [entry.request_id, entry]));
-      if (requestIds.every((id) => byId.has(id))) return requestIds.map((id) => byId.get(id)!);
-      if (Date.now() > deadline) throw new Error(`nginx's access log has no line for ${requestIds.filter((id) => !byId.has(id)).join(', ')}`);
-      await sleep(20);
-    }
+    const entries = () => new Map(platform.accessLog().map((line) => JSON.parse(line) as AccessLogEntry).map((entry) => [entry.request_id, entry]));
+    return whenFileShows(
+      platform.accessLogFile,
+      () => {
+        const byId = entries();
+        return requestIds.every((id) => byId.has(id)) && requestIds.map((id) => byId.get(id)!);
+      },
+      () => `nginx's access log lines for ${requestIds.filter((id) => !entries().has(id)).join(', ')}`,
+      10000,
+    );
   }
 
   const requestIdOf = (res: Response) => res.headers.get('x-request-id')!;
@@ -111,14 +125,14 @@ describeReal('platform through nginx (two replicas of each service)', () => {
       );
       if (replicas.every((replica) => served.has(address(replica)))) return;
       if (Date.now() > deadline) throw new Error(`nginx did not use ${replicas.map((r) => r.name).join(', ')} in 10 s`);
-      await sleep(100);
+      await pace(100);
     }
   }
 
   beforeAll(async () => {
     buildServices();
     platform = await startPlatform(real!, { replicas: 2, clientMaxBodySize: NGINX_BODY_LIMIT });
-    token = printedSecret(runAdmin('images', platform.env.images, ['create-user', 'e2e']), /^token \(shown once, store it now\): (\S+)$/m);
+    token = printedSecret(runAdmin('images', platform.env.images, ['create-user', 'e2e']), /^token \(store it now; the user also sees it in the account area\): (\S+)$/m);
     runAdmin('tools', platform.env.tools, ['import', 'services/tools/data/sample-tools.json']);
     apiKey = printedSecret(runAdmin('tools', platform.env.tools, ['key:create', '--name', 'e2e']), /^key: (\S+)$/m);
     withKey.headers['X-API-Key'] = apiKey;
@@ -127,6 +141,41 @@ describeReal('platform through nginx (two replicas of each service)', () => {
   afterAll(async () => {
     await platform?.stop();
   });
+
+  test('when /app/ is asked, then nginx serves the web app: the page for every app path with no-cache, hashed assets immutable for a year, a missing asset 404, the CSP everywhere', async () => {
+    await expectWebAppAnswers(platform.baseUrl);
+  });
+
+  // CI (REQUIRE_REAL_SERVICES=1) installs Chromium; elsewhere the browser part is skipped without it.
+  (existsSync(CHROMIUM) || process.env.REQUIRE_REAL_SERVICES === '1' ? test : test.skip)(
+    'when the web app is used in Chromium through nginx, then a user made by the CLI signs in, uploads a photo and sees its thumbnail, and nothing is refused by nginx\'s CSP',
+    async () => {
+      runAdmin('images', platform.env.images, ['create-user', 'web-e2e', '--password-stdin'], 'web-e2e-password\n');
+      const browser = await launchChromium();
+      try {
+        const context = await browser.newContext({ locale: 'zh-CN' });
+        const { problems } = watchForProblems(context);
+        const page = await context.newPage();
+        await page.goto(`${platform.baseUrl}/app/`);
+        await page.getByLabel('用户名').fill('web-e2e');
+        await page.getByLabel('密码').fill('web-e2e-password');
+        await page.getByRole('button', { name: '登录' }).click();
+        await page.getByText('还没有图片').waitFor();
+        await page.getByRole('navigation').getByRole('link', { name: '上传', exact: true }).click();
+        await page.locator('input[type=file]').setInputFiles([{ name: '经过 nginx.jpg', mimeType: 'image/jpeg', buffer: await photo(640, 480) }]);
+        await page.locator('.upload-item[data-status=done]').waitFor();
+        await page.getByRole('navigation').getByRole('link', { name: '图库', exact: true }).click();
+        await page.locator('.card-name', { hasText: '经过 nginx.jpg' }).waitFor();
+        // The thumbnail came through nginx (/api/thumb.php), allowed by its img-src.
+        await page.waitForFunction(() => [...document.querySelectorAll<HTMLImageElement>('.card-thumb img')].every((img) => img.complete && img.naturalWidth > 0));
+        expect(await seriousAxeViolations(page)).toEqual([]);
+        expect(problems).toEqual([]);
+      } finally {
+        await browser.close();
+      }
+    },
+    120000,
+  );
 
   test('when a path-form URL is asked, then its body equals the query-form twin', async () => {
     const pairs: Array<[string, string]> = [
@@ -160,12 +209,65 @@ describeReal('platform through nginx (two replicas of each service)', () => {
     expect(restB).toEqual(restA);
   });
 
-  test('when an unknown /api/v1 path, /metrics or another path is asked, then nginx answers 404 in the tools envelope', async () => {
-    for (const url of [v1('nope'), v1('tools/a/b'), `${platform.baseUrl}/metrics`, `${platform.baseUrl}/healthz`, `${platform.baseUrl}/`]) {
+  test('when an unknown /api path or a probe (in any case, with a trailing slash) is asked, then nginx answers 404 in the tools envelope', async () => {
+    const paths = ['/metrics', '/healthz', '/readyz/', '/Metrics', '/HEALTHZ', '/api/nope', '/api/v2/tools'];
+    for (const url of [v1('nope'), v1('tools/a/b'), ...paths.map((path) => `${platform.baseUrl}${path}`)]) {
       const res = await fetch(url, withKey);
       expect({ url, status: res.status }).toEqual({ url, status: 404 });
       expect(await res.json()).toEqual({ success: false, error: { code: 404, message: '资源不存在' } });
     }
+  });
+
+  test('when the website is asked through nginx, then the tools service renders it, nginx caches pages briefly and compresses them, and /go/ is never cached', async () => {
+    const site = (path: string, init?: RequestInit) => fetch(`${platform.baseUrl}${path}`, init);
+    const first = await site('/category/developer');
+    expect(first.status).toBe(200);
+    expect(first.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(first.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(first.headers.get('x-cache-status')).toBe('MISS');
+    expect(first.headers.get('x-request-id')).toMatch(/^[0-9a-f]{32}$/);
+    const page = await first.text();
+    expect(page).toContain(`<link rel="canonical" href="${platform.baseUrl}/category/developer">`);
+    const second = await site('/category/developer');
+    expect(second.headers.get('x-cache-status')).toBe('HIT');
+    expect(await second.text()).toBe(page);
+    // A HIT never reached a replica: its access log line names no upstream.
+    const [missed, hit] = await accessLogFor([requestIdOf(first), requestIdOf(second)]);
+    expect(platform.tools.map(address)).toContain(missed!.upstream);
+    expect(hit!.upstream).toBe('');
+
+    const compressed = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      http.get(`${platform.baseUrl}/category/developer`, { headers: { 'Accept-Encoding': 'gzip' } }, resolve).on('error', reject);
+    });
+    compressed.resume();
+    expect(compressed.headers['content-encoding']).toBe('gzip');
+
+    const css = /<link rel="stylesheet" href="([^"]+)">/.exec(page)![1]!;
+    const asset = await site(css);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('content-type')).toBe('text/css; charset=utf-8');
+    expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect((await site('/en/')).headers.get('content-language')).toBe('en');
+    expect(await (await site('/robots.txt')).text()).toContain(`Sitemap: ${platform.baseUrl}/sitemap.xml`);
+    expect(await (await site('/sitemap-tools-1.xml')).text()).toContain(`<loc>${platform.baseUrl}/en/tool/vscode</loc>`);
+    const missing = await site('/no/such/page');
+    expect([missing.status, missing.headers.get('content-type')]).toEqual([404, 'text/html; charset=utf-8']);
+
+    const visits = async () => {
+      const client = new Client({ connectionString: platform.toolsDatabaseUrl });
+      await client.connect();
+      try {
+        return Number((await client.query("SELECT visits FROM tools WHERE slug = 'figma'")).rows[0].visits);
+      } finally {
+        await client.end();
+      }
+    };
+    const before = await visits();
+    for (let i = 0; i < 3; i++) {
+      const go = await site('/go/figma', { redirect: 'manual' });
+      expect([go.status, go.headers.get('location'), go.headers.get('x-cache-status')]).toEqual([302, 'https://www.figma.com/', null]);
+    }
+    expect(await visits()).toBe(before + 3);
   });
 
   test('when an image is uploaded, then its url is served by nginx from the volume with nosniff and cache headers', async () => {
@@ -198,6 +300,101 @@ describeReal('platform through nginx (two replicas of each service)', () => {
     expect(gone.status).toBe(404);
     expect(await gone.json()).toEqual({ code: 1, msg: '图片不存在' });
     expect((await fetch(body.data.thumb_url)).status).toBe(404);
+  });
+
+  const keyOf = (url: string) => new URL(url).pathname.replace(/^\/i\//, '');
+  const imageHeaders = (res: Response) => ({
+    status: res.status,
+    type: res.headers.get('content-type'),
+    nosniff: res.headers.get('x-content-type-options'),
+    cacheControl: res.headers.get('cache-control'),
+  });
+  const SERVED = { status: 200, type: 'image/jpeg', nosniff: 'nosniff', cacheControl: 'public, max-age=31536000, immutable' };
+  async function post(action: string, id: number): Promise<unknown> {
+    const res = await fetch(imageApi(`action=${action}`), {
+      method: 'POST',
+      headers: { 'X-API-Token': token, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: `id=${id}`,
+    });
+    return res.json();
+  }
+
+  testOnS3('when an image in the bucket is binned, then nginx stops serving it at once, even just after serving it; restored, it is served again with the same headers', async () => {
+    const jpeg = await photo(640, 480);
+    const { body } = await upload(jpeg, 'bucket.jpg');
+    const url = body.data.url as string;
+    const bucket = platform.bucket!;
+    // In the bucket, not on the volume.
+    expect(existsSync(path.join(platform.storageDir, 'public', keyOf(url)))).toBe(false);
+    expect((await fetch(`${bucket.endpoint}/${bucket.name}/${bucket.prefix}public/${keyOf(url)}`)).status).toBe(200);
+
+    const first = await fetch(url);
+    expect(imageHeaders(first)).toEqual(SERVED);
+    expect(Buffer.from(await first.arrayBuffer()).equals(jpeg)).toBe(true);
+    // The store's own headers stay behind nginx; its validators pass through, so clients revalidate.
+    expect([...first.headers.keys()].filter((name) => name.startsWith('x-amz-'))).toEqual([]);
+    const etag = first.headers.get('etag')!;
+    expect(etag).toMatch(/^"[0-9a-f]{32}"$/);
+    const revalidated = await fetch(url, { headers: { 'If-None-Match': etag } });
+    expect(revalidated.status).toBe(304);
+    // A client's query never reaches the bucket: the type stays the image's.
+    const overridden = await fetch(`${url}?response-content-type=text/html`);
+    expect(imageHeaders(overridden)).toEqual(SERVED);
+    await overridden.arrayBuffer();
+
+    expect(await post('delete', body.data.id)).toMatchObject({ code: 0 });
+    for (const init of [{}, { headers: { 'If-None-Match': etag } }]) {
+      const gone = await fetch(url, init);
+      expect([gone.status, await gone.json()]).toEqual([404, { code: 1, msg: '图片不存在' }]);
+    }
+    expect((await fetch(body.data.thumb_url)).status).toBe(404);
+
+    expect(await post('restore', body.data.id)).toMatchObject({ code: 0 });
+    const back = await fetch(url);
+    expect(imageHeaders(back)).toEqual(SERVED);
+    expect(Buffer.from(await back.arrayBuffer()).equals(jpeg)).toBe(true);
+    expect((await fetch(body.data.thumb_url)).status).toBe(200);
+  });
+
+  testOnS3('when storage:migrate moves the images to the volume and back, then nginx serves each from where it is with the same headers, and a binned one stays gone', async () => {
+    const kept = await photo(300, 200);
+    const binned = await photo(200, 300);
+    const keptImage = (await upload(kept, 'kept.jpg')).body.data;
+    const binnedImage = (await upload(binned, 'binned.jpg')).body.data;
+    expect(await post('delete', binnedImage.id)).toMatchObject({ code: 0 });
+    const served = async (url: string, bytes: Buffer) => {
+      const res = await fetch(url);
+      expect(imageHeaders(res)).toEqual(SERVED);
+      expect(Buffer.from(await res.arrayBuffer()).equals(bytes)).toBe(true);
+    };
+
+    const toLocal = runAdmin('images', { ...platform.env.images, STORAGE_BACKEND: 'local' }, ['storage:migrate', '--to', 'local']);
+    expect(toLocal).toContain('every image is on local');
+    expect(existsSync(path.join(platform.storageDir, 'public', keyOf(keptImage.url)))).toBe(true);
+    await served(keptImage.url, kept);
+    expect((await fetch(binnedImage.url)).status).toBe(404);
+    expect((await fetch(keptImage.thumb_url)).status).toBe(200);
+
+    const toS3 = runAdmin('images', platform.env.images, ['storage:migrate', '--to', 's3']);
+    expect(toS3).toContain('every image is on s3');
+    expect(existsSync(path.join(platform.storageDir, 'public', keyOf(keptImage.url)))).toBe(false);
+    await served(keptImage.url, kept);
+    expect((await fetch(binnedImage.url)).status).toBe(404);
+    expect(await post('restore', binnedImage.id)).toMatchObject({ code: 0 });
+    await served(binnedImage.url, binned);
+  });
+
+  test("when an upload's deletion link is opened through nginx, then the page only asks; its POST takes the image off /i/", async () => {
+    const { body } = await upload(await photo(320, 240), 'link.jpg');
+    expect(body.data.links.delete.startsWith(`${platform.baseUrl}/api/delete.php?`)).toBe(true);
+    const page = await fetch(body.data.links.delete);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(await page.text()).toContain('link.jpg');
+    expect((await fetch(body.data.url)).status).toBe(200);
+    const confirmed = await fetch(body.data.links.delete, { method: 'POST' });
+    expect(confirmed.status).toBe(200);
+    expect((await fetch(body.data.url)).status).toBe(404);
   });
 
   test('when an upload is over the nginx body limit, then nginx answers in the images envelope and nothing is stored', async () => {
@@ -257,8 +454,8 @@ describeReal('platform through nginx (two replicas of each service)', () => {
       await res.arrayBuffer();
       const loggedLines = () =>
         replicas.flatMap((r) => r.output.join('').split('\n')).filter((line) => line.includes(requestId!));
-      // The log line reaches us through the replica's stdout pipe: allow it a moment.
-      for (let i = 0; i < 30 && loggedLines().length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+      // The log line reaches us through a replica's stdout pipe (services write logs in batches, at least once a second).
+      await Promise.any(replicas.map((replica) => whenReplicaWrites(replica, (output) => output.includes(requestId!))));
       const logged = loggedLines().map((line) => JSON.parse(line) as Record<string, unknown>);
       expect(logged.length).toBeGreaterThanOrEqual(1);
     }
@@ -316,8 +513,20 @@ describeReal('platform through nginx (two replicas of each service)', () => {
     const { body } = await upload(await photo(64, 48), 'after-kill.jpg');
     expect(body.code).toBe(0);
 
+    const cached = await fetch(`${platform.baseUrl}/tool/vscode`);
+    expect(cached.status).toBe(200);
+    const cachedPage = await cached.text();
+
     await stopProcess(platform.images[1]!.process, 'SIGKILL');
     await stopProcess(platform.tools[1]!.process, 'SIGKILL');
+    // A page nginx holds outlives the outage; one it does not is nginx's own page, in HTML.
+    const stale = await fetch(`${platform.baseUrl}/tool/vscode`);
+    expect(stale.status).toBe(200);
+    expect(['HIT', 'STALE']).toContain(stale.headers.get('x-cache-status'));
+    expect(await stale.text()).toBe(cachedPage);
+    const uncached = await fetch(`${platform.baseUrl}/search?q=${randomBytes(4).toString('hex')}`);
+    expect([uncached.status, uncached.headers.get('content-type')]).toEqual([502, 'text/html; charset=utf-8']);
+    expect(await uncached.text()).toContain('服务暂时不可用');
     const tools = await fetch(toolsApi('action=tools'), withKey);
     expect(tools.status).toBe(502);
     expect(await tools.json()).toEqual({ success: false, error: { code: 502, message: '服务暂时不可用，请稍后重试' } });
@@ -409,7 +618,7 @@ describeReal('platform through nginx (two replicas of each service)', () => {
       const res = await fetch(imageApi('action=list'), { headers: { 'X-API-Token': token } });
       answer = { status: res.status, code: ((await res.json()) as { code: number }).code, requestId: requestIdOf(res) };
       if (res.status === 200) break;
-      await sleep(100);
+      await pace(100);
     }
     expect({ status: answer.status, code: answer.code, restartMs: readyAt - downAt }).toEqual({ status: 200, code: 0, restartMs: readyAt - downAt });
     // Answered by the replica that is back (the other, still dead, may have refused first).
@@ -498,11 +707,22 @@ describeReal('platform through nginx (two replicas of each service)', () => {
       });
     });
     request.write(Buffer.concat([head, file.subarray(0, file.length / 2)]));
-    const deadline = Date.now() + 10000;
-    while (!readdirSync(tmpDir).some((name) => !tmpBefore.has(name))) {
-      if (Date.now() > deadline) throw new Error(`the upload did not reach ${receiving.name}\n${receiving.output.join('')}`);
-      await sleep(50);
-    }
+    // The receiving replica creates its temp file as the file part starts.
+    await new Promise<void>((resolve, reject) => {
+      const watcher = watch(tmpDir);
+      const timer = setTimeout(() => {
+        watcher.close();
+        reject(new Error(`the upload did not reach ${receiving.name}\n${receiving.output.join('')}`));
+      }, 10000);
+      const look = () => {
+        if (!readdirSync(tmpDir).some((name) => !tmpBefore.has(name))) return;
+        clearTimeout(timer);
+        watcher.close();
+        resolve();
+      };
+      watcher.on('change', look);
+      look();
+    });
 
     // The other replica is back and in nginx's rotation, so a replay would have somewhere to go.
     await platform.restartReplica(other);

@@ -4,6 +4,8 @@ export interface CurlExampleInput {
   token: string | undefined;
   apiKey: string | undefined;
   demoImage: string;
+  /** The demo user's password for the web app (undefined when an earlier start did not keep one). */
+  demoPassword?: string;
 }
 
 export function curlExamples({ baseUrl, token, apiKey, demoImage }: CurlExampleInput): string[] {
@@ -53,6 +55,16 @@ export function curlExamples({ baseUrl, token, apiKey, demoImage }: CurlExampleI
   return lines;
 }
 
+/** Where the image web app is, and who can sign in to it. */
+export function webAppLine({ baseUrl, demoPassword }: Pick<CurlExampleInput, 'baseUrl' | 'demoPassword'>): string {
+  const signIn = demoPassword === undefined ? 'sign in with a user made by: npm run admin -- images create-user <name> --password-stdin' : `sign in as demo, password ${demoPassword}`;
+  return `Image web app: ${baseUrl}/app/  (${signIn})`;
+}
+
 export function printCurlExamples(input: CurlExampleInput): void {
-  process.stdout.write(`\nPlatform ready on ${input.baseUrl}\n\n${curlExamples(input).join('\n')}\n\n`);
+  process.stdout.write(
+    `\nPlatform ready on ${input.baseUrl}\n` +
+      `Tool directory website: ${input.baseUrl}/ (English: ${input.baseUrl}/en/)\n` +
+      `${webAppLine(input)}\n\n${curlExamples(input).join('\n')}\n\n`,
+  );
 }

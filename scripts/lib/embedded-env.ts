@@ -66,6 +66,9 @@ export function embeddedEnvironment(env: NodeJS.ProcessEnv): EmbeddedEnvironment
       ...env,
       DATABASE_URL: env.TOOLS_DATABASE_URL || `pglite:${path.join(dataDir, 'tools-db')}`,
       REDIS_URL: env.TOOLS_REDIS_URL ?? '',
+      // The website's canonical URLs: the platform's address when it is an origin (the site lives at /);
+      // otherwise each page takes the address it was asked on.
+      PUBLIC_BASE_URL: new URL(baseUrl).pathname === '/' ? baseUrl : '',
       INIT_CWD: '',
     },
   };

@@ -2,7 +2,10 @@ import express from 'express';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { applyV1Rewrites, type RewriteRule } from './v1-rewrites';
+import { createWebAppRouter } from './web-app';
 
 type RequestHandler = (req: express.Request, res: express.Response, next: express.NextFunction) => void;
 
@@ -11,7 +14,14 @@ export interface FrontDoorDeps {
   toolsApp: RequestHandler;
   /** The images service's `${STORAGE_DIR}/public` folder, served at /i/. */
   imagesPublicDir: string;
+  /**
+   * When images are (also) in a bucket: its public/ object for a storage key, or null. /i/ looks on
+   * the disk first and in the bucket second, as nginx does (proxy/nginx.conf.template).
+   */
+  openBucketImage?(storageKey: string): Promise<{ body: Readable; size: number; etag: string; lastModified: Date; contentType?: string } | null>;
   v1Rules: RewriteRule[];
+  /** The image web app's build (web-app.ts WEB_APP_BUILD_DIR), served at /app/. */
+  webAppDir: string;
   /** The platform's own /readyz and /metrics (both services'), answered to this machine only. */
   probes: {
     readiness(): Promise<{ status: string }>;
@@ -19,9 +29,9 @@ export interface FrontDoorDeps {
   };
 }
 
-/** Paths the image-hosting service owns (nginx: `location = /api/image.php`, `= /api/thumb.php`, `/i/`). */
+/** Paths the image-hosting service owns (nginx: `location = /api/image.php`, `~ ^/api/(thumb|delete)\.php$`, `/i/`). */
 export function isImagesPath(pathname: string): boolean {
-  return pathname === '/api/image.php' || pathname === '/api/thumb.php' || pathname.startsWith('/i/');
+  return pathname === '/api/image.php' || pathname === '/api/thumb.php' || pathname === '/api/delete.php' || pathname.startsWith('/i/');
 }
 
 /**
@@ -48,6 +58,15 @@ export function startingAnswer(req: IncomingMessage, res: ServerResponse): void 
   res.end(JSON.stringify(body));
 }
 
+/**
+ * The services' probes and metrics: never public (nginx answers them 404). Express matches routes without
+ * regard to case or a trailing slash, so neither may let `/Metrics/` through to a service.
+ */
+function probeName(pathname: string): 'healthz' | 'readyz' | 'metrics' | null {
+  const match = /^\/(healthz|readyz|metrics)\/?$/i.exec(pathname);
+  return match ? (match[1]!.toLowerCase() as 'healthz' | 'readyz' | 'metrics') : null;
+}
+
 /** A request from this machine: the probes are not public (as nginx keeps the services' probes off its server). */
 function fromThisMachine(req: express.Request): boolean {
   const address = req.socket.remoteAddress ?? '';
@@ -56,8 +75,11 @@ function fromThisMachine(req: express.Request): boolean {
 
 /**
  * The embedded stand-in for nginx (proxy/nginx.conf.template): the same routes,
- * the same v1 rewrite file, the same request id and client-IP handling, and /i/
- * served from the images folder with nosniff and long cache headers.
+ * the same v1 rewrite file, the same request id and client-IP handling, /i/
+ * served from the images folder with nosniff and long cache headers, the image
+ * web app at /app/ with the same headers as nginx's, and every other path to the
+ * tool directory's website. (nginx's brief page cache has no stand-in here: the
+ * tools service's own cache serves pages from memory.)
  */
 export function createFrontDoor(deps: FrontDoorDeps): express.Express {
   const front = express();
@@ -91,9 +113,31 @@ export function createFrontDoor(deps: FrontDoorDeps): express.Express {
       setHeaders: (res) => res.setHeader('X-Content-Type-Options', 'nosniff'),
     }),
   );
-  front.use('/i', (_req, res) => {
-    res.status(404).json(IMAGE_NOT_FOUND);
+  front.use('/i', async (req, res, next) => {
+    // Only a storage key is ever asked of the bucket (nginx's $images_object_key).
+    const storageKey = /^\/(\d{4}\/\d{2}\/\d{2}\/[0-9a-f]{32}\.[a-z]{3,4})$/.exec(req.path)?.[1];
+    const opened = storageKey && deps.openBucketImage ? await deps.openBucketImage(storageKey).catch(next) : null;
+    if (!opened) {
+      if (!res.headersSent) res.status(404).json(IMAGE_NOT_FOUND);
+      return;
+    }
+    res.set({
+      'Content-Type': opened.contentType ?? 'application/octet-stream',
+      'X-Content-Type-Options': 'nosniff',
+      'Cache-Control': 'public, max-age=31536000, immutable',
+      ETag: opened.etag,
+      'Last-Modified': opened.lastModified.toUTCString(),
+    });
+    if (req.fresh || req.method === 'HEAD') {
+      opened.body.destroy();
+      res.status(req.fresh ? 304 : 200).end();
+      return;
+    }
+    res.set('Content-Length', String(opened.size));
+    await pipeline(opened.body, res).catch(() => undefined);
   });
+
+  front.use(createWebAppRouter(deps.webAppDir));
 
   front.use((req, res, next) => {
     const pathname = req.path;
@@ -119,17 +163,24 @@ export function createFrontDoor(deps: FrontDoorDeps): express.Express {
       return;
     }
     // The platform's probes and metrics, for a supervisor or Prometheus on this machine.
-    if ((pathname === '/healthz' || pathname === '/readyz' || pathname === '/metrics') && req.method === 'GET' && fromThisMachine(req)) {
-      answerProbe(pathname, res).catch(next);
+    const probe = probeName(pathname);
+    if (probe) {
+      if (req.method === 'GET' && fromThisMachine(req)) answerProbe(probe, res).catch(next);
+      else res.status(404).json(TOOLS_NOT_FOUND);
       return;
     }
-    res.status(404).json(TOOLS_NOT_FOUND);
+    if (/^\/api(\/|$)/i.test(pathname)) {
+      res.status(404).json(TOOLS_NOT_FOUND);
+      return;
+    }
+    // Every other path is the tool directory's website (nginx: `location /`, `location /go/`).
+    deps.toolsApp(req, res, next);
   });
 
-  async function answerProbe(pathname: string, res: express.Response): Promise<void> {
-    if (pathname === '/healthz') {
+  async function answerProbe(probe: 'healthz' | 'readyz' | 'metrics', res: express.Response): Promise<void> {
+    if (probe === 'healthz') {
       res.json({ status: 'ok' });
-    } else if (pathname === '/readyz') {
+    } else if (probe === 'readyz') {
       const ready = await deps.probes.readiness();
       res.status(ready.status === 'unavailable' ? 503 : 200).json(ready);
     } else {

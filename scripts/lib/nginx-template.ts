@@ -10,8 +10,13 @@ export interface NginxTemplateValues {
   TOOLS_UPSTREAM_SERVERS: string;
   RESOLVER_DIRECTIVE: string;
   IMAGES_PUBLIC_DIR: string;
+  /** The image web app's build folder (index.html, assets/), with a trailing slash. */
+  WEB_APP_DIR: string;
+  /** The bucket's public/ area (trailing slash), or '' when images are only on the volume. */
+  IMAGES_BUCKET_URL: string;
   PROXY_DIR: string;
   CLIENT_MAX_BODY_SIZE: string;
+  SITE_CACHE_DIR: string;
 }
 
 /**

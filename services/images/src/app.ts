@@ -1,7 +1,11 @@
 import express from 'express';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import { createAccountService } from './auth/account-service';
 import { createAuthService } from './auth/auth-service';
+import { createCredentialsRepository } from './auth/credentials-repository';
+import { createSignInLimiter } from './auth/sign-in-limiter';
+import { createTokenVault } from './auth/token-vault';
 import { createCategoriesRepository } from './categories/categories-repository';
 import { createCategoriesService } from './categories/categories-service';
 import type { ImagesConfig } from './config';
@@ -13,24 +17,28 @@ import { requestLogging } from './http/request-logging';
 import { requestMetrics } from './http/request-metrics';
 import { createUploadReceiver } from './http/upload-receiver';
 import { createBinService } from './images/bin-service';
+import { createBulkService } from './images/bulk-service';
 import { createImageFiles } from './images/image-files';
 import { createImageViews } from './images/image-views';
 import { createImagesRepository } from './images/images-repository';
+import { createLinkSigner } from './images/link-signer';
 import { createListingService } from './images/listing-service';
 import { createRecoveryService } from './images/recovery-service';
+import { createStorageMigration } from './images/storage-migration';
 import { createThumbnailService } from './images/thumbnail-service';
 import { createUploadService } from './images/upload-service';
 import type { MediaProcessor } from './media/media-processor';
 import type { Metrics } from './metrics/metrics';
-import type { FileStorage } from './storage/file-storage';
-import { createThumbSigner } from './thumbnails/thumb-signer';
+import type { Storage } from './storage/storage';
+import { createAdminService } from './users/admin-service';
 import { createProfileService } from './users/profile-service';
+import { createUserAdmin } from './users/user-admin';
 import { createUsersRepository } from './users/users-repository';
 
 export interface AppDeps {
   config: ImagesConfig;
   db: Knex;
-  storage: FileStorage;
+  storage: Storage;
   media: MediaProcessor;
   metrics: Metrics;
   logger: Logger;
@@ -42,20 +50,38 @@ export function createServices(deps: AppDeps) {
   const { config, db, storage, logger } = deps;
   const clock = deps.clock ?? (() => new Date());
   const users = createUsersRepository(db);
+  const credentials = createCredentialsRepository(db);
   const categories = createCategoriesRepository(db);
   const images = createImagesRepository(db);
-  const signer = createThumbSigner(config.thumbSigningSecret);
+  const signer = createLinkSigner(config.thumbSigningSecret);
   const views = createImageViews({ publicBaseUrl: config.publicBaseUrl, timeZone: config.timeZone, signer });
   const files = createImageFiles(storage, logger);
+  const userAdmin = createUserAdmin({ users, credentials, vault: createTokenVault(config.tokenEncryptionKey), maxUploadBytes: config.maxUploadBytes });
+  const bin = createBinService({ images, files, signer, clock, recycleRetentionDays: config.recycleRetentionDays });
+  const recovery = createRecoveryService({ images, files, storage, logger, clock });
   return {
-    auth: createAuthService({ users }),
+    auth: createAuthService({
+      users,
+      credentials,
+      userAdmin,
+      limiter: createSignInLimiter(db, { attemptsPerAddress: config.signInAttemptsPerAddress, failuresPerAccount: config.signInFailuresPerAccount }),
+      clock,
+      sessionTtlHours: config.sessionTtlHours,
+      registration: { enabled: config.registrationEnabled, groupName: config.registrationGroup },
+    }),
+    account: createAccountService({ users, credentials, userAdmin, formatTime: views.formatTime, publicBaseUrl: config.publicBaseUrl }),
+    admin: createAdminService({ users, userAdmin, formatTime: views.formatTime }),
+    userAdmin,
     uploads: createUploadService({ images, categories, storage, files, media: deps.media, views, logger, clock }),
     listing: createListingService({ images, categories, views, recycleRetentionDays: config.recycleRetentionDays }),
-    bin: createBinService({ images, files, clock, recycleRetentionDays: config.recycleRetentionDays }),
-    recovery: createRecoveryService({ images, files, logger, clock }),
-    thumbnails: createThumbnailService({ images, storage, signer }),
+    bin,
+    bulk: createBulkService({ bin, images, categories, logger }),
+    recovery,
+    storageMigration: createStorageMigration({ images, files, storage, recovery, logger }),
+    thumbnails: createThumbnailService({ images, files, signer }),
     categories: createCategoriesService({ categories, formatTime: views.formatTime }),
     profile: createProfileService({ users, recycleRetentionDays: config.recycleRetentionDays }),
+    formatTime: views.formatTime,
   };
 }
 
@@ -110,7 +136,16 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   // Small bodies only: files go through multipart, which has its own limits.
   app.use('/api/image.php', express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 50 }));
   app.use('/api/image.php', express.json({ limit: '64kb' }));
-  app.use(createImageRoutes({ ...services, receiver: createUploadReceiver(deps.storage), metrics, maxUploadBytes: deps.config.maxUploadBytes }));
+  app.use(
+    createImageRoutes({
+      ...services,
+      receiver: createUploadReceiver(deps.storage.temp),
+      metrics,
+      maxUploadBytes: deps.config.maxUploadBytes,
+      formatTime: services.formatTime,
+      clock: deps.clock ?? (() => new Date()),
+    }),
+  );
 
   app.use(notFound);
   app.use(drainUnreadBody(deps.config.maxUploadBytes));

@@ -1,9 +1,13 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { DATABASE_URL_FORMAT, databaseTarget, type DatabaseTarget } from './db/database-target';
+import type { StorageBackend } from './storage/object-store';
+import type { S3Settings } from './storage/s3-store';
 
 const MIB = 1024 * 1024;
 const DEV_THUMB_SECRET = 'dev-only-thumb-signing-secret-change-me-0123456789';
+/** Development only: production requires its own (see TOKEN_ENCRYPTION_KEY). */
+const DEV_TOKEN_ENCRYPTION_KEY = 'de7e10917d5c0b1ee1e55ea5e0000000000000000000000000000000000000de';
 
 /** Values that ship in .env.example and the docs: whoever copied one has not set a secret. */
 const PLACEHOLDER = /change[-_ ]?me|placeholder|example|dev-only/i;
@@ -33,6 +37,24 @@ const schema = z
     HOST: z.string().min(1).default('0.0.0.0'),
     DATABASE_URL: z.string().regex(DATABASE_URL_FORMAT, 'must be postgres://…, pglite:memory or pglite:<dir>').default('pglite:./data/images-db'),
     STORAGE_DIR: z.string().min(1).default('./data/images'),
+    STORAGE_BACKEND: z.enum(['local', 's3'], { error: 'must be local or s3' }).default('local'),
+    S3_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as http://minio:9000' }).optional(),
+    S3_REGION: z.string().trim().regex(/^[a-z0-9-]+$/, 'must be a region name such as us-east-1 (auto for R2)').default('us-east-1'),
+    S3_BUCKET: z
+      .string()
+      .trim()
+      .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a bucket name: 3-63 lowercase letters, digits, dots and hyphens')
+      .optional(),
+    S3_PREFIX: z
+      .string()
+      .trim()
+      .regex(/^(?!\/)[A-Za-z0-9!_.*'()\/-]*$/, "must be a key prefix of letters, digits and !_.*'()/- that does not start with /")
+      .refine((prefix) => !/(^|\/)\.{1,2}(\/|$)/.test(prefix) && !prefix.includes('//'), 'must not contain empty, . or .. segments')
+      .transform((prefix) => (prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`))
+      .default(''),
+    S3_FORCE_PATH_STYLE: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+    S3_ACCESS_KEY_ID: z.string().trim().min(1).optional(),
+    S3_SECRET_ACCESS_KEY: z.string().trim().min(1).optional(),
     PUBLIC_BASE_URL: z
       .url({ protocol: /^https?$/ })
       .default('http://localhost:8080')
@@ -53,14 +75,38 @@ const schema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     SHUTDOWN_TIMEOUT_MS: intFromEnv(10000, 0),
     MAX_UPLOAD_BYTES: intFromEnv(64 * MIB, 1),
+    TOKEN_ENCRYPTION_KEY: z
+      .string()
+      .trim()
+      .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal characters (32 bytes, e.g. openssl rand -hex 32)')
+      .optional(),
+    SESSION_TTL_HOURS: intFromEnv(168, 1).pipe(z.number().max(8760, 'must be at most 8760 (a year)')),
+    REGISTRATION_ENABLED: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+    REGISTRATION_GROUP: z.string().min(1).default('default'),
+    SIGN_IN_ATTEMPTS_PER_ADDRESS: intFromEnv(30, 1),
+    SIGN_IN_FAILURES_PER_ACCOUNT: intFromEnv(5, 1),
   })
   .superRefine((env, ctx) => {
+    if (env.STORAGE_BACKEND === 's3' && env.S3_BUCKET === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'is required when STORAGE_BACKEND=s3' });
+    }
+    if ((env.S3_ACCESS_KEY_ID === undefined) !== (env.S3_SECRET_ACCESS_KEY === undefined)) {
+      ctx.addIssue({ code: 'custom', path: [env.S3_ACCESS_KEY_ID === undefined ? 'S3_ACCESS_KEY_ID' : 'S3_SECRET_ACCESS_KEY'], message: 'must be set together with the other S3 key variable (or neither, for the SDK default credentials)' });
+    }
     if (env.NODE_ENV !== 'production') return;
     const secret = env.THUMB_SIGNING_SECRET ?? '';
     if (secret.length < 32) {
       ctx.addIssue({ code: 'custom', path: ['THUMB_SIGNING_SECRET'], message: 'is required and must be at least 32 characters when NODE_ENV=production' });
     } else if (PLACEHOLDER.test(secret)) {
       ctx.addIssue({ code: 'custom', path: ['THUMB_SIGNING_SECRET'], message: 'is the placeholder from .env.example: set a random value (e.g. openssl rand -hex 32)' });
+    }
+    if (env.TOKEN_ENCRYPTION_KEY === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['TOKEN_ENCRYPTION_KEY'], message: 'is required when NODE_ENV=production (e.g. openssl rand -hex 32)' });
+    } else if (env.TOKEN_ENCRYPTION_KEY.toLowerCase() === DEV_TOKEN_ENCRYPTION_KEY || /^(.)\1+$/.test(env.TOKEN_ENCRYPTION_KEY)) {
+      ctx.addIssue({ code: 'custom', path: ['TOKEN_ENCRYPTION_KEY'], message: 'is a placeholder: set a random value (e.g. openssl rand -hex 32)' });
+    }
+    if (env.S3_SECRET_ACCESS_KEY !== undefined && PLACEHOLDER.test(env.S3_SECRET_ACCESS_KEY)) {
+      ctx.addIssue({ code: 'custom', path: ['S3_SECRET_ACCESS_KEY'], message: 'is a placeholder: set the store\'s real secret key' });
     }
     if (placeholderPassword(env.DATABASE_URL)) {
       ctx.addIssue({ code: 'custom', path: ['DATABASE_URL'], message: 'has the placeholder password from .env.example: set POSTGRES_PASSWORD to a real one' });
@@ -74,6 +120,10 @@ export interface ImagesConfig {
   readonly databaseUrl: string;
   readonly database: DatabaseTarget;
   readonly storageDir: string;
+  /** Where new uploads are stored; each image row remembers its own. */
+  readonly storageBackend: StorageBackend;
+  /** The bucket, when S3_BUCKET is set (the s3 backend, or a migration from or to it). */
+  readonly s3: Readonly<S3Settings> | undefined;
   readonly publicBaseUrl: string;
   readonly thumbSigningSecret: string;
   readonly timeZone: string;
@@ -81,6 +131,15 @@ export interface ImagesConfig {
   readonly logLevel: string;
   readonly shutdownTimeoutMs: number;
   readonly maxUploadBytes: number;
+  /** AES-256-GCM key (32 bytes) sealing the account tokens, which the account area shows. */
+  readonly tokenEncryptionKey: Buffer;
+  readonly sessionTtlHours: number;
+  readonly registrationEnabled: boolean;
+  readonly registrationGroup: string;
+  /** Per 15 minutes: sign-in (and registration) attempts from one client address. */
+  readonly signInAttemptsPerAddress: number;
+  /** Per 15 minutes: failed sign-ins to one account name, after which it is locked for the rest of the window. */
+  readonly signInFailuresPerAccount: number;
 }
 
 /** Parses the environment once; the only place in the service that reads env variables. */
@@ -102,6 +161,21 @@ export function loadConfig(env: Record<string, string | undefined>): ImagesConfi
     databaseUrl: value.DATABASE_URL,
     database: Object.freeze(databaseTarget(value.DATABASE_URL, cwd)),
     storageDir: path.resolve(cwd, value.STORAGE_DIR),
+    storageBackend: value.STORAGE_BACKEND,
+    s3:
+      value.S3_BUCKET === undefined
+        ? undefined
+        : Object.freeze({
+            endpoint: value.S3_ENDPOINT?.replace(/\/+$/, ''),
+            region: value.S3_REGION,
+            bucket: value.S3_BUCKET,
+            prefix: value.S3_PREFIX,
+            forcePathStyle: value.S3_FORCE_PATH_STYLE === 'true',
+            credentials:
+              value.S3_ACCESS_KEY_ID !== undefined && value.S3_SECRET_ACCESS_KEY !== undefined
+                ? Object.freeze({ accessKeyId: value.S3_ACCESS_KEY_ID, secretAccessKey: value.S3_SECRET_ACCESS_KEY })
+                : undefined,
+          }),
     publicBaseUrl: value.PUBLIC_BASE_URL,
     thumbSigningSecret: value.THUMB_SIGNING_SECRET ?? DEV_THUMB_SECRET,
     timeZone: value.TIME_ZONE,
@@ -109,5 +183,11 @@ export function loadConfig(env: Record<string, string | undefined>): ImagesConfi
     logLevel: value.LOG_LEVEL,
     shutdownTimeoutMs: value.SHUTDOWN_TIMEOUT_MS,
     maxUploadBytes: value.MAX_UPLOAD_BYTES,
+    tokenEncryptionKey: Buffer.from(value.TOKEN_ENCRYPTION_KEY ?? DEV_TOKEN_ENCRYPTION_KEY, 'hex'),
+    sessionTtlHours: value.SESSION_TTL_HOURS,
+    registrationEnabled: value.REGISTRATION_ENABLED === 'true',
+    registrationGroup: value.REGISTRATION_GROUP,
+    signInAttemptsPerAddress: value.SIGN_IN_ATTEMPTS_PER_ADDRESS,
+    signInFailuresPerAccount: value.SIGN_IN_FAILURES_PER_ACCOUNT,
   });
 }

@@ -11,7 +11,7 @@ async function main(): Promise<void> {
     process.stderr.write(`config error: ${(error as Error).message}\n`);
     process.exit(1);
   }
-  const logger = createLogger(config);
+  const logger = createLogger(config, { buffered: true });
   const service = await openImagesService(config, { logger });
   const server = http.createServer(service.app);
   installClientErrorEnvelope(server, logger);

@@ -1,7 +1,7 @@
 import type express from 'express';
 import type { Knex } from 'knex';
 import pino, { type Logger } from 'pino';
-import { createApp, createReadiness, createServices, type Readiness } from './app';
+import { createApp, createReadiness, createServices, type Readiness, type Services } from './app';
 import { serveAdminCommands } from './admin/admin-socket';
 import { runAdminCommand } from './admin/commands';
 import type { ImagesConfig } from './config';
@@ -9,14 +9,43 @@ import { claimEmbeddedDatabase } from './db/embedded-owner';
 import { migrateToLatest, openDb } from './db/open-db';
 import { createMediaProcessor } from './media/media-processor';
 import { createMetrics, type Metrics } from './metrics/metrics';
-import { createFileStorage } from './storage/file-storage';
+import { createImagesRepository } from './images/images-repository';
+import { createStorage, type Storage } from './storage/storage';
 
 const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
 /** Far beyond any live upload (Node's server.requestTimeout caps receiving a request at 5 minutes). */
 const STALE_TEMP_AGE_MS = 60 * 60 * 1000;
 
-export function createLogger(config: Pick<ImagesConfig, 'logLevel'>): Logger {
-  return pino({ level: config.logLevel, base: { service: 'images' } });
+/**
+ * The service's logger. `buffered` (the running service): lines go to stdout in writes of 4 KB rather
+ * than one write per request line, flushed at least every second and when the process exits; a process
+ * killed outright (SIGKILL, out of memory) loses at most that last second of lines.
+ */
+export function createLogger(config: Pick<ImagesConfig, 'logLevel'>, options: { buffered?: boolean } = {}): Logger {
+  if (!options.buffered) return pino({ level: config.logLevel, base: { service: 'images' } });
+  const destination = pino.destination({ dest: 1, minLength: 4096, sync: false });
+  setInterval(() => destination.flush(), 1000).unref();
+  process.once('exit', () => {
+    try {
+      destination.flushSync();
+    } catch {
+      // nothing left to write, or stdout is gone
+    }
+  });
+  return pino({ level: config.logLevel, base: { service: 'images' } }, destination);
+}
+
+/**
+ * Images whose rows name a backend this configuration lacks (S3_BUCKET unset while images are in the
+ * bucket) could be neither served nor deleted: refuse to start, saying why.
+ */
+async function refuseUnreachableImages(db: Knex, storage: Storage): Promise<void> {
+  // The local disk is always configured; only the bucket can be missing.
+  if (storage.isConfigured('s3')) return;
+  const count = await createImagesRepository(db).countOn('s3');
+  if (count > 0) {
+    throw new Error(`${count} image(s) are stored on s3, which is not configured: set S3_BUCKET and the other S3_ variables (or run storage:migrate with them set)`);
+  }
 }
 
 /** Opens the db, migrates, prepares storage, builds the app and starts housekeeping; does not listen. */
@@ -33,7 +62,9 @@ export async function openImagesService(
 ): Promise<{
   app: express.Express;
   db: Knex;
+  storage: Storage;
   metrics: Metrics;
+  services: Services;
   readiness(): Promise<Readiness>;
   runHousekeeping(): Promise<void>;
   close(): Promise<void>;
@@ -46,19 +77,22 @@ export async function openImagesService(
     throw new Error(`the embedded database ${target.kind === 'pglite-dir' ? target.dir : ''} is in use by process ${claim.owner.pid}; stop it first (admin commands reach it through that process)`);
   }
   let db: Knex | undefined;
+  let storage: Storage | undefined;
   let adminServer: { close(): Promise<void> } | undefined;
   try {
     db = options.db ?? (await openDb(target));
     await migrateToLatest(db);
-    const storage = createFileStorage({ storageDir: config.storageDir, timeZone: config.timeZone });
-    await storage.ensureDirectories();
+    const openedStorage = createStorage({ backend: config.storageBackend, storageDir: config.storageDir, timeZone: config.timeZone, s3: config.s3 });
+    storage = openedStorage;
+    await openedStorage.prepare();
+    await refuseUnreachableImages(db, openedStorage);
     const metrics = createMetrics();
-    const deps = { config, db, storage, media: createMediaProcessor(), metrics, logger, clock: options.clock };
+    const deps = { config, db, storage: openedStorage, media: createMediaProcessor(), metrics, logger, clock: options.clock };
     const services = createServices(deps);
     const app = createApp(deps, services);
     if (claim?.claimed) {
       const open = db;
-      adminServer = await serveAdminCommands(claim.adminSocket, (argv, print) => runAdminCommand(argv, { db: open, config, ...print }));
+      adminServer = await serveAdminCommands(claim.adminSocket, (argv, print, input) => runAdminCommand(argv, { db: open, config, ...print, input }));
     }
 
     let housekeeping: Promise<void> | undefined;
@@ -69,11 +103,19 @@ export async function openImagesService(
           .recoverStalled()
           .then((count) => count > 0 && logger.info({ count }, 'finished image steps left by stopped processes'))
           .catch((error) => logger.error({ err: error }, 'recovering unfinished image steps failed')),
+        services.auth
+          .removeExpired()
+          .then((count) => count > 0 && logger.info({ count }, 'removed expired sessions'))
+          .catch((error) => logger.error({ err: error }, 'removing expired sessions failed')),
         services.bin
           .purgeExpired()
           .then((count) => count > 0 && logger.info({ count }, 'purged expired recycle bin items'))
           .catch((error) => logger.error({ err: error }, 'automatic recycle bin purge failed')),
-        storage
+        services.recovery
+          .removeStorageLeftovers()
+          .then((count) => count > 0 && logger.info({ count }, 'removed copies an interrupted storage migration left'))
+          .catch((error) => logger.error({ err: error }, 'removing storage migration leftovers failed')),
+        openedStorage.temp
           .removeStaleTemp(new Date((options.clock?.() ?? new Date()).getTime() - STALE_TEMP_AGE_MS))
           .then((count) => count > 0 && logger.info({ count }, 'removed temp files left by interrupted uploads'))
           .catch((error) => logger.error({ err: error }, 'sweeping stale temp files failed')),
@@ -93,7 +135,9 @@ export async function openImagesService(
     return {
       app,
       db,
+      storage: openedStorage,
       metrics,
+      services,
       readiness: createReadiness(db),
       runHousekeeping,
       async close() {
@@ -102,12 +146,14 @@ export async function openImagesService(
         await housekeeping;
         await adminServer?.close();
         await db?.destroy();
+        await storage?.close();
         claim?.claimed && claim.release();
       },
     };
   } catch (error) {
     await adminServer?.close();
     await db?.destroy().catch(() => undefined);
+    await storage?.close().catch(() => undefined);
     if (claim?.claimed) claim.release();
     throw error;
   }

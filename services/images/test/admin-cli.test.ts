@@ -44,7 +44,7 @@ describe('admin CLI process', () => {
     const result = await runCli(['create-user', 'alice'], { INIT_CWD: dir, DATABASE_URL: 'pglite:./data/images-db', STORAGE_DIR: './data/images' });
     expect(result.code).toBe(0);
     expect(result.stderr).toBe(`database: embedded PGlite at ${dir}/data/images-db\n`);
-    expect(result.stdout).toMatch(/^created user alice \(id 1\) in group default\ntoken \(shown once, store it now\): [\w-]{43}\n$/);
+    expect(result.stdout).toMatch(/^created user alice \(id 1\) in group default\ntoken \(store it now; the user also sees it in the account area\): [\w-]{43}\n$/);
   });
 
   test('when the service runs on the embedded database, then the CLI works through it (no second opener), and the new user can use the service at once', async () => {
@@ -59,7 +59,12 @@ describe('admin CLI process', () => {
       const profile = await fetch(`http://127.0.0.1:${port}/api/image.php?action=profile`, { headers: { 'X-API-Token': token } });
       expect(await profile.json()).toMatchObject({ code: 0, data: { username: 'bob', group: 'default' } });
       const listed = await runCli(['list-users'], env);
-      expect(listed.stdout).toMatch(/^id\tname\tgroup\tused_bytes\tquota_bytes\tused\n1\tbob\tdefault\t0\t1073741824\t0 B \/ 1 GiB\n$/);
+      expect(listed.stdout).toMatch(/^id\tname\tgroup\tused_bytes\tquota_bytes\tused\tadmin\tdisabled\n1\tbob\tdefault\t0\t1073741824\t0 B \/ 1 GiB\tno\tno\n$/);
+      // A password piped in travels to the running service, and signs in there at once.
+      expect(await runCli(['set-password', 'bob'], env, 'correct horse battery\n')).toMatchObject({ code: 0, stdout: 'password of bob set\n' });
+      const signIn = await fetch(`http://127.0.0.1:${port}/api/image.php?action=login`, { method: 'POST', body: new URLSearchParams({ username: 'bob', password: 'correct horse battery' }) });
+      expect(await signIn.json()).toMatchObject({ code: 0, msg: '登录成功', data: { user: { username: 'bob' } } });
+      expect(await runCli(['set-password', 'bob'], env, '')).toMatchObject({ code: 2, stderr: expect.stringContaining('error: no password on stdin') });
       // Failures keep their exit status and stderr through the socket.
       expect(await runCli(['create-user', 'bob'], env)).toMatchObject({ code: 1, stderr: expect.stringContaining('error: user bob already exists\n') });
       expect((await runCli(['create-user'], env)).code).toBe(2);

@@ -6,9 +6,9 @@ import pino from 'pino';
 import { loadConfig } from '../src/config';
 import { migrateToLatest, openDb } from '../src/db/open-db';
 import { openImagesService } from '../src/open-service';
-import { createUser } from '../src/users/user-admin';
 import { describeWithRealServer } from './support/real-services';
-import { expectConsistentStore, fixtureBytes } from './support/harness';
+import { expectConsistentStore, fixtureBytes, testStorageEnv, userAdminFor } from './support/harness';
+import type { TestBucket } from './support/s3-server';
 import { createTestDatabase, type TestDatabase } from './support/test-database';
 
 const mainFile = path.join(__dirname, '../src/main.ts');
@@ -25,12 +25,17 @@ describeWithRealServer('TEST_DATABASE_URL', 'kill -9 while files are written (re
   let database: TestDatabase;
   let dir: string;
   let env: Record<string, string>;
+  let bucket: TestBucket | undefined;
 
   beforeEach(async () => {
     database = await createTestDatabase('images');
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'images-crash-'));
-    env = { DATABASE_URL: database.url, STORAGE_DIR: `${dir}/files`, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', INIT_CWD: '' };
+    const storage = await testStorageEnv({});
+    bucket = storage.bucket;
+    env = { DATABASE_URL: database.url, STORAGE_DIR: `${dir}/files`, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', INIT_CWD: '', ...storage.env };
     for (const area of ['public', 'bin', 'thumbs', 'tmp']) fs.mkdirSync(`${dir}/files/${area}`, { recursive: true });
+    // On S3, the test server's folder of the area: an object appears there as the bucket receives it.
+    if (bucket) for (const area of ['public', 'bin']) fs.mkdirSync(bucket.areaDirectory('', area), { recursive: true });
   });
   afterEach(async () => {
     await database.drop();
@@ -40,7 +45,7 @@ describeWithRealServer('TEST_DATABASE_URL', 'kill -9 while files are written (re
   async function startAndKillWhenFileAppears(area: 'public' | 'bin', work: (port: number, token: string) => Promise<void>): Promise<void> {
     const db = await openDb(loadConfig(env).database);
     await migrateToLatest(db);
-    const { token } = await createUser(db, { name: 'crash' });
+    const { token } = await userAdminFor(db).createUser({ name: 'crash' });
     await db.destroy();
     const child = spawn(process.execPath, ['--import', 'tsx', mainFile], { cwd: path.join(__dirname, '..'), env: { ...process.env, NODE_OPTIONS: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
@@ -53,7 +58,7 @@ describeWithRealServer('TEST_DATABASE_URL', 'kill -9 while files are written (re
       });
       void exited.then(() => reject(new Error('exited before listening')));
     });
-    const watcher = fs.watch(`${dir}/files/${area}`, { recursive: true }, () => {
+    const watcher = fs.watch(bucket ? bucket.areaDirectory('', area) : `${dir}/files/${area}`, { recursive: true }, () => {
       watcher.close();
       child.kill('SIGKILL');
     });
@@ -70,7 +75,7 @@ describeWithRealServer('TEST_DATABASE_URL', 'kill -9 while files are written (re
     const service = await openImagesService(loadConfig(env), { logger: pino({ level: 'silent' }), clock: () => new Date(Date.now() + 2 * HOUR) });
     try {
       await service.runHousekeeping();
-      await expectConsistentStore(service.db, `${dir}/files`);
+      await expectConsistentStore(service);
       expect(fs.readdirSync(`${dir}/files/tmp`)).toEqual([]);
     } finally {
       await service.close();

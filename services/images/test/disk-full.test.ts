@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import request from 'supertest';
-import { createTestUser, filesIn, fixture, fixtureBytes, imageRows, openTestService, usedBytes, type TestService } from './support/harness';
+import { createTestUser, filesIn, storedKeys, fixture, fixtureBytes, imageRows, openTestService, usedBytes, type TestService } from './support/harness';
 import { loadOpenApi, type OpenApiValidator } from './support/openapi-validator';
 
 // A real full filesystem: a small tmpfs mounted for the test (needs root, as CI runs). Each test
@@ -41,13 +41,16 @@ describeWithTmpfs('a full disk (real tmpfs)', () => {
   let spec: OpenApiValidator;
   const logLines: Array<Record<string, unknown>> = [];
   const storageFull = { code: 1, msg: '服务器存储空间不足，请稍后重试' };
+  const NOW = new Date();
 
   beforeAll(async () => {
     spec = await loadOpenApi(path.join(__dirname, '..', 'openapi.yaml'));
     mountPoint = fs.mkdtempSync(path.join(os.tmpdir(), 'images-full-'));
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m,nr_inodes=400', 'tmpfs', mountPoint]);
     const logger = pino({ level: 'info' }, { write: (line: string) => logLines.push(JSON.parse(line)) });
-    svc = await openTestService({ STORAGE_DIR: path.join(mountPoint, 'store') }, { logger });
+    // A fixed clock: the day folder the service writes to is the one prepared below, even across midnight.
+    // The local backend's disk: with S3 only tmp/ is on the local disk, and the bucket has no such limit.
+    svc = await openTestService({ STORAGE_DIR: path.join(mountPoint, 'store'), STORAGE_BACKEND: 'local' }, { logger, clock: () => NOW });
   });
   afterAll(async () => {
     await svc?.close();
@@ -64,7 +67,7 @@ describeWithTmpfs('a full disk (real tmpfs)', () => {
 
   function dayFolder(): string {
     const parts = Object.fromEntries(
-      new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Shanghai', year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(new Date()).map((p) => [p.type, p.value]),
+      new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Shanghai', year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(NOW).map((p) => [p.type, p.value]),
     );
     return `${parts.year}/${parts.month}/${parts.day}`;
   }
@@ -133,7 +136,7 @@ describeWithTmpfs('a full disk (real tmpfs)', () => {
     expect(res.body).toEqual(storageFull);
     spec.expectResponseMatchesSpec(res, { path: '/api/image.php', method: 'POST', action: 'delete' });
     expect((await imageRows(svc.db)).map((row) => row.status)).toEqual(['stored']);
-    expect(filesIn(svc.storageDir, 'public')).toHaveLength(1);
+    expect(await storedKeys(svc, 'public')).toHaveLength(1);
     expect(await usedBytes(svc.db, user.id)).toBe(stored.file_size);
   });
 });

@@ -6,11 +6,12 @@ import { createImagesRepository } from '../src/images/images-repository';
 import {
   createTestUser,
   filesIn,
+  storedKeys,
   fixture,
   fixtureBytes,
   imageRows,
   openTestService,
-  publicPathOf,
+  publicBytes,
   usedBytes,
   type TestService,
 } from './support/harness';
@@ -30,7 +31,7 @@ async function upload(token: string, filename = 'tiny.png', fixtureName = 'tiny.
   if (categoryId !== undefined) req.field('category_id', String(categoryId));
   const res = await req.attach('file', fixtureBytes(fixtureName), { filename, contentType: 'application/octet-stream' });
   expect(res.body.code).toBe(0);
-  return res.body.data as { id: number; url: string; thumb_url: string; file_size: number };
+  return res.body.data as { id: number; url: string; thumb_url: string; file_size: number; links: Record<string, string> };
 }
 
 const list = (token: string, query = '') => request(svc.app).get(`${API}?action=list${query}`).set('X-API-Token', token);
@@ -47,8 +48,16 @@ describe('list', () => {
       msg: '成功',
       data: {
         list: [
-          { id: second.id, original_name: 'b.png', url: second.url, thumb_url: second.thumb_url, file_size: second.file_size, create_time: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/) },
-          { id: first.id, original_name: 'a.png', url: first.url, thumb_url: first.thumb_url, file_size: first.file_size, create_time: expect.any(String) },
+          {
+            id: second.id,
+            original_name: 'b.png',
+            url: second.url,
+            thumb_url: second.thumb_url,
+            file_size: second.file_size,
+            create_time: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
+            links: second.links,
+          },
+          { id: first.id, original_name: 'a.png', url: first.url, thumb_url: first.thumb_url, file_size: first.file_size, create_time: expect.any(String), links: first.links },
         ],
         total: 2,
         page: 1,
@@ -150,16 +159,15 @@ describe('delete, trash, restore, purge', () => {
   ])('when delete gets the id in %s, then the image moves to the bin and stops being served', async (_name, withId) => {
     const user = await createTestUser(svc.db);
     const image = await upload(user.token, 'photo.webp', 'photo.webp');
-    const publicFile = publicPathOf(svc.storageDir, image.url);
-    expect(fs.existsSync(publicFile)).toBe(true);
+    expect(await publicBytes(svc, image.url)).not.toBeNull();
 
     const res = await withId(request(svc.app).post(`${API}?action=delete`).set('X-API-Token', user.token), image.id);
 
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ code: 0, msg: '删除成功' });
-    expect(fs.existsSync(publicFile)).toBe(false);
-    expect(filesIn(svc.storageDir, 'public')).toEqual([]);
-    expect(filesIn(svc.storageDir, 'bin')).toHaveLength(1);
+    expect(await publicBytes(svc, image.url)).toBeNull();
+    expect(await storedKeys(svc, 'public')).toEqual([]);
+    expect(await storedKeys(svc, 'bin')).toHaveLength(1);
     expect((await list(user.token)).body.data).toEqual({ list: [], total: 0, page: 1, limit: 20 });
     const thumb = await request(svc.app).get(local(image.thumb_url));
     expect(thumb.status).toBe(404);
@@ -180,7 +188,7 @@ describe('delete, trash, restore, purge', () => {
     const image = await upload(user.token);
     const res = await request(svc.app).post(`${API}?action=delete`).set('X-API-Token', user.token).type('form').send(body);
     expect(res.body).toEqual({ code: 1, msg });
-    expect(fs.existsSync(publicPathOf(svc.storageDir, image.url))).toBe(true);
+    expect((await publicBytes(svc, image.url)) !== null).toBe(true);
     expect((await imageRows(svc.db))[0]).toMatchObject({ status: 'stored' });
   });
 
@@ -190,7 +198,7 @@ describe('delete, trash, restore, purge', () => {
     const image = await upload(owner.token);
     const foreign = await request(svc.app).post(`${API}?action=delete`).set('X-API-Token', intruder.token).send({ id: image.id });
     expect(foreign.body).toEqual({ code: 1, msg: '图片不存在' });
-    expect(fs.existsSync(publicPathOf(svc.storageDir, image.url))).toBe(true);
+    expect((await publicBytes(svc, image.url)) !== null).toBe(true);
     expect((await imageRows(svc.db))[0]).toMatchObject({ status: 'stored' });
 
     await request(svc.app).post(`${API}?action=delete`).set('X-API-Token', owner.token).send({ id: image.id });
@@ -241,8 +249,8 @@ describe('delete, trash, restore, purge', () => {
     await request(svc.app).post(`${API}?action=delete`).set('X-API-Token', user.token).send({ id: image.id });
     const res = await request(svc.app).post(`${API}?action=restore`).set('X-API-Token', user.token).send({ id: image.id });
     expect(res.body).toEqual({ code: 0, msg: '恢复成功' });
-    expect(fs.readFileSync(publicPathOf(svc.storageDir, image.url)).equals(fixtureBytes('photo.webp'))).toBe(true);
-    expect(filesIn(svc.storageDir, 'bin')).toEqual([]);
+    expect((await publicBytes(svc, image.url))!.equals(fixtureBytes('photo.webp'))).toBe(true);
+    expect(await storedKeys(svc, 'bin')).toEqual([]);
     expect((await list(user.token)).body.data.total).toBe(1);
     expect((await request(svc.app).get(local(image.thumb_url))).status).toBe(200);
     const twice = await request(svc.app).post(`${API}?action=restore`).set('X-API-Token', user.token).send({ id: image.id });
@@ -257,8 +265,8 @@ describe('delete, trash, restore, purge', () => {
     const res = await request(svc.app).post(`${API}?action=purge`).set('X-API-Token', user.token).send({ id: image.id });
     expect(res.body).toEqual({ code: 0, msg: '已彻底删除' });
     expect((await imageRows(svc.db, user.id)).map((row) => Number(row.id))).toEqual([kept.id]);
-    expect(filesIn(svc.storageDir, 'bin')).toEqual([]);
-    expect(filesIn(svc.storageDir, 'thumbs')).toHaveLength(1);
+    expect(await storedKeys(svc, 'bin')).toEqual([]);
+    expect(await storedKeys(svc, 'thumbs')).toHaveLength(1);
     expect(await usedBytes(svc.db, user.id)).toBe(kept.file_size);
   });
 
@@ -285,8 +293,8 @@ describe('delete, trash, restore, purge', () => {
         expect(bad.body).toEqual({ code: 1, msg: '参数错误' });
       }
       expect((await imageRows(svc.db)).map((row) => row.status)).toEqual(['binned']);
-      expect(filesIn(svc.storageDir, 'bin')).toHaveLength(1);
-      expect(filesIn(svc.storageDir, 'public')).toEqual([]);
+      expect(await storedKeys(svc, 'bin')).toHaveLength(1);
+      expect(await storedKeys(svc, 'public')).toEqual([]);
       expect(await usedBytes(svc.db, owner.id)).toBe(image.file_size);
       expect(await usedBytes(svc.db, intruder.id)).toBe(0);
     },
@@ -357,6 +365,7 @@ describe('categories and profile', () => {
       msg: '成功',
       data: {
         username: user.name,
+        is_admin: false,
         group: 'default',
         max_file_size: 10 * 1024 * 1024,
         quota_bytes: 1024 * 1024 * 1024,
@@ -394,7 +403,7 @@ describe('routing', () => {
     const res = await request(svc.app).post(`${API}?action=delete&token=a&token=b`).type('form').send({ id: String(image.id), token: user.token });
     expect(res.body).toEqual({ code: 1, msg: '请先登录' });
     expect((await imageRows(svc.db))[0]).toMatchObject({ status: 'stored' });
-    expect(fs.existsSync(publicPathOf(svc.storageDir, image.url))).toBe(true);
+    expect((await publicBytes(svc, image.url)) !== null).toBe(true);
   });
 
   test.each(['__proto__', 'constructor', 'toString'])('when the action is the Object property %s, then 不支持的操作', async (action) => {
@@ -473,6 +482,6 @@ describe('housekeeping', () => {
     await svc.runHousekeeping();
     expect((await imageRows(svc.db)).map((row) => Number(row.id))).toEqual([recent.id]);
     expect(await usedBytes(svc.db, user.id)).toBe(recent.file_size);
-    expect(filesIn(svc.storageDir, 'bin')).toEqual([path.posix.join(...new URL(recent.url).pathname.split('/').slice(2))]);
+    expect(await storedKeys(svc, 'bin')).toEqual([path.posix.join(...new URL(recent.url).pathname.split('/').slice(2))]);
   });
 });

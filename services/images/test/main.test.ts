@@ -6,8 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config';
 import { migrateToLatest, openDb } from '../src/db/open-db';
-import { createUser } from '../src/users/user-admin';
-import { fixtureBytes } from './support/harness';
+import { fixtureBytes, userAdminFor } from './support/harness';
 
 const mainFile = path.join(__dirname, '../src/main.ts');
 
@@ -53,7 +52,7 @@ test('when SIGTERM arrives during an upload, then the upload finishes, then the 
   const env = { DATABASE_URL: `pglite:${dir}/db`, STORAGE_DIR: `${dir}/files`, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', INIT_CWD: '' };
   const db = await openDb(loadConfig(env).database);
   await migrateToLatest(db);
-  const { token } = await createUser(db, { name: 'shutdown' });
+  const { token } = await userAdminFor(db).createUser({ name: 'shutdown' });
   await db.destroy();
   fs.mkdirSync(`${dir}/files/tmp`, { recursive: true });
 

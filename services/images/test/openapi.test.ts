@@ -60,7 +60,7 @@ function expectEnvelope(res: request.Response, target: SpecTarget, envelope: { c
 async function upload(token: string, file = 'tiny.png') {
   const res = await write('upload').set('X-API-Token', token).attach('file', fixture(file));
   expect(res.body.code).toBe(0);
-  return res.body.data as { id: number; url: string; thumb_url: string };
+  return res.body.data as { id: number; url: string; thumb_url: string; links: { delete: string } };
 }
 
 /** Sends raw bytes on a socket (as a client that does not percent-encode would) and reads the whole answer. */
@@ -253,24 +253,162 @@ describe('POST /api/image.php', () => {
   });
 });
 
+describe('extensions: organising, sign-in, the account area, admin', () => {
+  /** A user with a password, signed in: the session credential. */
+  async function session(name = 'alice', options: { isAdmin?: boolean } = {}) {
+    const user = await createTestUser(svc.db, name, undefined, { password: 'password-123', ...options });
+    const res = await write('login').send({ username: name, password: 'password-123' });
+    expectEnvelope(res, { ...WRITE, action: 'login' }, { code: 0, msg: '登录成功' });
+    return { ...user, session: res.body.data.token as string };
+  }
+
+  test('when delete, restore and purge get ids, then the per-id answers match BulkSuccess; too many ids match the failure', async () => {
+    const user = await createTestUser(svc.db);
+    const image = await upload(user.token);
+    for (const action of ['delete', 'restore', 'delete', 'purge']) {
+      expectEnvelope(await write(action).set('X-API-Token', user.token).send({ ids: [image.id, 999] }), { ...WRITE, action }, { code: 0, msg: '成功', data: { succeeded: 1, failed: 1 } });
+    }
+    for (const action of ['delete', 'restore', 'purge']) {
+      expectEnvelope(await write(action).set('X-API-Token', user.token).send({ ids: Array.from({ length: 1001 }, (_, i) => i + 1) }), { ...WRITE, action }, { code: 1, msg: '一次最多处理 1000 张图片' });
+    }
+  });
+
+  test('when images are moved and categories renamed and deleted, then each answer matches its schema', async () => {
+    const user = await createTestUser(svc.db);
+    const image = await upload(user.token);
+    const created = await write('create_category').set('X-API-Token', user.token).send({ name: '旅行' });
+    const categoryId = created.body.data.id;
+    expectEnvelope(await write('move').set('X-API-Token', user.token).send({ ids: [image.id], category_id: categoryId }), { ...WRITE, action: 'move' }, { code: 0, msg: '成功' });
+    expectEnvelope(await write('move').set('X-API-Token', user.token).send({ ids: [image.id], category_id: 999 }), { ...WRITE, action: 'move' }, { code: 1, msg: '分类不存在' });
+    expectEnvelope(await write('rename_category').set('X-API-Token', user.token).send({ id: categoryId, name: '出行' }), { ...WRITE, action: 'rename_category' }, { code: 0, msg: '分类已重命名' });
+    expectEnvelope(await write('rename_category').set('X-API-Token', user.token).send({ id: 999, name: 'x' }), { ...WRITE, action: 'rename_category' }, { code: 1, msg: '分类不存在' });
+    expectEnvelope(await write('delete_category').set('X-API-Token', user.token).send({ id: categoryId }), { ...WRITE, action: 'delete_category' }, { code: 0, msg: '分类已删除', data: { moved: 1 } });
+    const defaultId = (await read('categories').set('X-API-Token', user.token)).body.data.list[0].id;
+    expectEnvelope(await write('delete_category').set('X-API-Token', user.token).send({ id: defaultId }), { ...WRITE, action: 'delete_category' }, { code: 1, msg: '默认分类不能删除' });
+  });
+
+  test('when features, login, register and logout are used, then each answer (and the throttled one with Retry-After) matches its schema', async () => {
+    expectEnvelope(await read('features'), { ...READ, action: 'features' }, { code: 0, msg: '成功', data: { registration: false } });
+    expectEnvelope(await write('register').send({ username: 'eve', password: 'password-123' }), { ...WRITE, action: 'register' }, { code: 1, msg: '未开放注册' });
+    const { session: token } = await session();
+    expectEnvelope(await write('login').send({ username: 'alice', password: 'nope-nope' }), { ...WRITE, action: 'login' }, { code: 1, msg: '用户名或密码错误' });
+    expectEnvelope(await write('login').send({ username: '', password: '' }), { ...WRITE, action: 'login' }, { code: 1, msg: '请输入用户名和密码' });
+    for (let i = 0; i < 5; i += 1) await write('login').send({ username: 'locked', password: 'wrong-wrong' });
+    const throttled = await write('login').send({ username: 'locked', password: 'wrong-wrong' });
+    expectEnvelope(throttled, { ...WRITE, action: 'login' }, { code: 1, msg: '登录尝试过于频繁，请稍后再试' });
+    expect(throttled.headers['retry-after']).toMatch(/^\d+$/);
+    expectEnvelope(await write('logout').set('X-API-Token', token), { ...WRITE, action: 'logout' }, { code: 0, msg: '已退出登录' });
+    expectEnvelope(await write('logout').set('X-API-Token', token), { ...WRITE, action: 'logout' }, { code: 1, msg: '请先登录' });
+
+    const open = await openTestService({ REGISTRATION_ENABLED: 'true' });
+    try {
+      const registered = await request(open.app).post(`${API}?action=register`).send({ username: 'eve', password: 'password-123' });
+      expectEnvelope(registered, { ...WRITE, action: 'register' }, { code: 0, msg: '注册成功' });
+      expectEnvelope(await request(open.app).post(`${API}?action=register`).send({ username: 'eve', password: 'password-123' }), { ...WRITE, action: 'register' }, { code: 1, msg: '用户名已被使用' });
+    } finally {
+      await open.close();
+    }
+  });
+
+  test('when the account area is used, then token, reset_token, tokens, create_token, revoke_token and change_password match their schemas; a token is refused', async () => {
+    const alice = await session();
+    for (const action of ['token', 'tokens']) {
+      expectEnvelope(await read(action).set('X-API-Token', alice.session), { ...READ, action }, { code: 0, msg: '成功' });
+      expectEnvelope(await read(action).set('X-API-Token', alice.token), { ...READ, action }, { code: 1, msg: '请使用账号密码登录后再操作' });
+    }
+    expectEnvelope(await write('reset_token').set('X-API-Token', alice.session), { ...WRITE, action: 'reset_token' }, { code: 0, msg: '令牌已重置' });
+    expectEnvelope(await write('reset_token').set('X-API-Token', alice.token), { ...WRITE, action: 'reset_token' }, { code: 1, msg: '请先登录' });
+    const created = await write('create_token').set('X-API-Token', alice.session).send({ name: 'script' });
+    expectEnvelope(created, { ...WRITE, action: 'create_token' }, { code: 0, msg: '令牌已创建' });
+    expectEnvelope(await write('create_token').set('X-API-Token', alice.session).send({ name: '' }), { ...WRITE, action: 'create_token' }, { code: 1, msg: '参数错误' });
+    expectEnvelope(await write('revoke_token').set('X-API-Token', alice.session).send({ id: created.body.data.id }), { ...WRITE, action: 'revoke_token' }, { code: 0, msg: '令牌已撤销' });
+    expectEnvelope(await write('revoke_token').set('X-API-Token', alice.session).send({ id: created.body.data.id }), { ...WRITE, action: 'revoke_token' }, { code: 1, msg: '令牌不存在' });
+    expectEnvelope(await write('change_password').set('X-API-Token', alice.session).send({ password: 'wrong-one', new_password: 'password-456' }), { ...WRITE, action: 'change_password' }, { code: 1, msg: '当前密码不正确' });
+    expectEnvelope(await write('change_password').set('X-API-Token', alice.session).send({ password: 'password-123', new_password: 'password-456' }), { ...WRITE, action: 'change_password' }, { code: 0, msg: '密码已修改' });
+  });
+
+  test('when client_config answers a ShareX or PicGo file, or refuses, then each matches ClientConfigResponse', async () => {
+    const alice = await session();
+    for (const client of ['sharex', 'picgo']) {
+      const res = await write('client_config').set('X-API-Token', alice.session).send({ client });
+      expect(res.status).toBe(200);
+      expect(res.headers['content-disposition']).toMatch(/^attachment; filename=/);
+      spec.expectResponseMatchesSpec(res, { ...WRITE, action: 'client_config' });
+    }
+    expectEnvelope(await write('client_config').set('X-API-Token', alice.session).send({ client: 'other' }), { ...WRITE, action: 'client_config' }, { code: 1, msg: '参数错误' });
+  });
+
+  test('when an admin manages users and groups, then each answer matches its schema; a non-admin gets 没有权限', async () => {
+    const admin = await session('root', { isAdmin: true });
+    const plain = await session('plain');
+    const as = (token: string) => ({ read: (action: string) => read(action).set('X-API-Token', token), write: (action: string) => write(action).set('X-API-Token', token) });
+    for (const action of ['admin_users', 'admin_groups']) {
+      expectEnvelope(await as(admin.session).read(action), { ...READ, action }, { code: 0, msg: '成功' });
+      expectEnvelope(await as(plain.session).read(action), { ...READ, action }, { code: 1, msg: '没有权限' });
+    }
+    const user = await as(admin.session).write('admin_create_user').send({ username: 'carol', password: 'password-123' });
+    expectEnvelope(user, { ...WRITE, action: 'admin_create_user' }, { code: 0, msg: '用户已创建' });
+    expectEnvelope(await as(admin.session).write('admin_create_user').send({ username: 'carol', password: 'password-123' }), { ...WRITE, action: 'admin_create_user' }, { code: 1, msg: '用户名已被使用' });
+    expectEnvelope(await as(admin.session).write('admin_update_user').send({ id: user.body.data.id, disabled: true }), { ...WRITE, action: 'admin_update_user' }, { code: 0, msg: '用户已更新' });
+    expectEnvelope(await as(admin.session).write('admin_update_user').send({ id: admin.id, disabled: true }), { ...WRITE, action: 'admin_update_user' }, { code: 1, msg: '至少要保留一名可用的管理员' });
+    const group = await as(admin.session).write('admin_create_group').send({ name: 'pro', max_file_size: 1024, quota_bytes: 4096 });
+    expectEnvelope(group, { ...WRITE, action: 'admin_create_group' }, { code: 0, msg: '会员组已创建' });
+    expectEnvelope(await as(plain.session).write('admin_create_group').send({ name: 'x', max_file_size: 1, quota_bytes: 1 }), { ...WRITE, action: 'admin_create_group' }, { code: 1, msg: '没有权限' });
+    expectEnvelope(await as(admin.session).write('admin_update_group').send({ id: group.body.data.id, keep_metadata: true }), { ...WRITE, action: 'admin_update_group' }, { code: 0, msg: '会员组已更新' });
+    expectEnvelope(await as(admin.session).write('admin_update_group').send({ id: 999, quota_bytes: 1 }), { ...WRITE, action: 'admin_update_group' }, { code: 1, msg: '会员组不存在' });
+  });
+});
+
+describe('/api/delete.php', () => {
+  test('when the deletion link is opened and confirmed, then the pages match the document; a spent or forged link is the 404 page', async () => {
+    const user = await createTestUser(svc.db);
+    const image = await upload(user.token);
+    const target = (method: 'get' | 'post') => ({ path: '/api/delete.php', method });
+    const asked = await request(svc.app).get(local(image.links.delete));
+    expect(asked.status).toBe(200);
+    spec.expectResponseMatchesSpec(asked, target('get'));
+    const done = await request(svc.app).post(local(image.links.delete));
+    expect(done.status).toBe(200);
+    spec.expectResponseMatchesSpec(done, target('post'));
+    for (const method of ['get', 'post'] as const) {
+      const spent = await request(svc.app)[method](local(image.links.delete));
+      expect(spent.status).toBe(404);
+      spec.expectResponseMatchesSpec(spent, target(method));
+    }
+  });
+});
+
 describe('unexpected faults', () => {
   test('when the database fails under every action, then HTTP 500 with the generic envelope matches InternalError', async () => {
     const user = await createTestUser(svc.db);
     const image = await upload(user.token);
     await svc.db.raw('ALTER TABLE users RENAME TO users_moved');
     try {
-      for (const action of ['list', 'trash', 'categories', 'profile']) {
+      for (const action of ['list', 'trash', 'categories', 'profile', 'token', 'tokens', 'admin_users', 'admin_groups']) {
         const res = await read(action).set('X-API-Token', user.token);
         expect([res.status, res.body]).toEqual([500, { code: 1, msg: '服务器内部错误' }]);
         spec.expectResponseMatchesSpec(res, { ...READ, action });
       }
-      for (const action of ['upload', 'delete', 'restore', 'purge', 'create_category']) {
+      for (const action of ['upload', 'delete', 'restore', 'purge', 'create_category', 'move', 'rename_category', 'delete_category', 'logout']) {
         const res = await write(action, '&id=1&name=x').set('X-API-Token', user.token).attach('file', fixture('tiny.png'));
         expect([res.status, res.body]).toEqual([500, { code: 1, msg: '服务器内部错误' }]);
         spec.expectResponseMatchesSpec(res, { ...WRITE, action });
       }
+      const signIn = await write('login').send({ username: 'someone', password: 'password-123' });
+      expect([signIn.status, signIn.body]).toEqual([500, { code: 1, msg: '服务器内部错误' }]);
+      spec.expectResponseMatchesSpec(signIn, { ...WRITE, action: 'login' });
     } finally {
       await svc.db.raw('ALTER TABLE users_moved RENAME TO users');
+    }
+    await svc.db.raw('ALTER TABLE images RENAME TO images_moved');
+    try {
+      for (const method of ['get', 'post'] as const) {
+        const res = await request(svc.app)[method](local(image.links.delete));
+        expect([res.status, res.body]).toEqual([500, { code: 1, msg: '服务器内部错误' }]);
+        spec.expectResponseMatchesSpec(res, { path: '/api/delete.php', method });
+      }
+    } finally {
+      await svc.db.raw('ALTER TABLE images_moved RENAME TO images');
     }
     await svc.db.raw('ALTER TABLE images RENAME TO images_moved');
     try {
@@ -344,6 +482,8 @@ describe("requests Node's HTTP parser refuses", () => {
     ['POST', '/api/image.php?action=upload', '/api/image.php'],
     ['OPTIONS', '/api/image.php', '/api/image.php'],
     ['GET', '/api/thumb.php?id=1&sig=x', '/api/thumb.php'],
+    ['GET', '/api/delete.php?id=1&sig=x', '/api/delete.php'],
+    ['POST', '/api/delete.php?id=1&sig=x', '/api/delete.php'],
     ['GET', '/healthz', '/healthz'],
     ['GET', '/readyz', '/readyz'],
     ['GET', '/metrics', '/metrics'],
@@ -382,5 +522,5 @@ test('when every test above has run, then every documented operation, status and
   // /i/… is served by nginx or the embedded front door, never by this app (the e2e tests cover it).
   // /i/ is served by nginx or the front door, not by this app; a full disk needs a filesystem of its
   // own: disk-full.test.ts checks those 507 answers against the spec.
-  expect(spec.unchecked().sort()).toEqual(['GET /i/{yyyy}/{mm}/{dd}/{name} 200', 'GET /i/{yyyy}/{mm}/{dd}/{name} 404', 'POST /api/image.php 507']);
+  expect(spec.unchecked().sort()).toEqual(['GET /i/{yyyy}/{mm}/{dd}/{name} 200', 'GET /i/{yyyy}/{mm}/{dd}/{name} 404', 'POST /api/delete.php 507', 'POST /api/image.php 507']);
 });

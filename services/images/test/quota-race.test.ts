@@ -4,8 +4,9 @@ import { describeWithRealServer } from './support/real-services';
 import { createApp } from '../src/app';
 import { createMediaProcessor } from '../src/media/media-processor';
 import { createMetrics } from '../src/metrics/metrics';
-import { createFileStorage } from '../src/storage/file-storage';
-import { createTestUser, filesIn, fixture, fixtureBytes, imageRows, openTestService, usedBytes, type TestService } from './support/harness';
+import type { ObjectStore } from '../src/storage/object-store';
+import type { Storage } from '../src/storage/storage';
+import { createTestUser, expectConsistentStore, filesIn, storedKeys, fixture, fixtureBytes, imageRows, openTestService, usedBytes, type TestService } from './support/harness';
 
 // Needs real Postgres: PGlite has a single connection, so it cannot show a lost-update race.
 describeWithRealServer('TEST_DATABASE_URL', 'quota under concurrency (real Postgres)', () => {
@@ -33,8 +34,8 @@ describeWithRealServer('TEST_DATABASE_URL', 'quota under concurrency (real Postg
     expect(rows).toHaveLength(5);
     expect(await usedBytes(svc.db, user.id)).toBe(rows.reduce((sum, row) => sum + Number(row.file_size), 0));
     expect(await usedBytes(svc.db, user.id)).toBe(size * 5);
-    expect(filesIn(svc.storageDir, 'public')).toHaveLength(5);
-    expect(filesIn(svc.storageDir, 'thumbs')).toHaveLength(5);
+    expect(await storedKeys(svc, 'public')).toHaveLength(5);
+    expect(await storedKeys(svc, 'thumbs')).toHaveLength(5);
     expect(filesIn(svc.storageDir, 'tmp')).toEqual([]);
   });
 
@@ -54,19 +55,25 @@ describeWithRealServer('TEST_DATABASE_URL', 'quota under concurrency (real Postg
   test('when an upload is between its charge and its files, then charge and pending row are committed together, unlisted; when the files are durable, it is stored', async () => {
     await svc.reset();
     const user = await createTestUser(svc.db);
-    const storage = createFileStorage({ storageDir: svc.storageDir, timeZone: svc.config.timeZone });
+    const store = svc.storage.current;
     let reachedCommit!: () => void;
     const atCommit = new Promise<void>((resolve) => (reachedCommit = resolve));
     let releaseCommit!: () => void;
     const released = new Promise<void>((resolve) => (releaseCommit = resolve));
     // Holds the upload right where the files are made durable: after the charge and the pending row.
-    const heldStorage = {
-      ...storage,
-      async commitTempFile(...args: Parameters<typeof storage.commitTempFile>) {
+    const heldStore: ObjectStore = {
+      ...store,
+      async putFile(...args: Parameters<ObjectStore['putFile']>) {
         reachedCommit();
         await released;
-        return storage.commitTempFile(...args);
+        return store.putFile(...args);
       },
+    };
+    const heldStorage: Storage = {
+      ...svc.storage,
+      current: heldStore,
+      configured: svc.storage.configured.map((candidate) => (candidate === store ? heldStore : candidate)),
+      storeFor: (backend) => (backend === store.backend ? heldStore : svc.storage.storeFor(backend)),
     };
     const app = createApp({ config: svc.config, db: svc.db, storage: heldStorage, media: createMediaProcessor(), metrics: createMetrics(), logger: pino({ level: 'silent' }) });
 
@@ -86,5 +93,32 @@ describeWithRealServer('TEST_DATABASE_URL', 'quota under concurrency (real Postg
     expect(res.body.code).toBe(0);
     expect(await usedBytes(svc.db, user.id)).toBe(fixtureBytes('photo.webp').length);
     expect((await imageRows(svc.db, user.id)).map((row) => row.status)).toEqual(['stored']);
+  });
+  test('when bulk deletes, restores and purges race over the same ids on real Postgres, then each image ends in one state and used bytes equal what remains', async () => {
+    await svc.reset();
+    const user = await createTestUser(svc.db);
+    const send = (action: string, ids: number[]) => request(svc.app).post(`/api/image.php?action=${action}`).set('X-API-Token', user.token).send({ ids });
+    const ids: number[] = [];
+    for (let i = 0; i < 12; i += 1) {
+      ids.push((await request(svc.app).post('/api/image.php?action=upload').set('X-API-Token', user.token).attach('file', fixture('tiny.png'))).body.data.id);
+    }
+    expect((await send('delete', ids)).body.data.succeeded).toBe(12);
+
+    const answers = await Promise.all([send('purge', ids), send('purge', [...ids].reverse()), send('restore', ids), send('purge', ids.slice(0, 6))]);
+
+    // Every id succeeded in at most one purge, and an image restored was not purged.
+    const purgedBy = new Map<number, number>();
+    for (const answer of [answers[0], answers[1], answers[3]]) {
+      for (const result of answer!.body.data.results) if (result.ok) purgedBy.set(result.id, (purgedBy.get(result.id) ?? 0) + 1);
+    }
+    expect([...purgedBy.values()].every((count) => count === 1)).toBe(true);
+    const restored = answers[2]!.body.data.results.filter((result: { ok: boolean }) => result.ok).map((result: { id: number }) => result.id);
+    expect(restored.filter((id: number) => purgedBy.has(id))).toEqual([]);
+    expect(purgedBy.size + restored.length).toBe(12);
+    const rows = await imageRows(svc.db, user.id);
+    expect(rows.map((row) => Number(row.id)).sort((a, b) => a - b)).toEqual([...restored].sort((a, b) => a - b));
+    expect(rows.every((row) => row.status === 'stored')).toBe(true);
+    expect(await usedBytes(svc.db, user.id)).toBe(rows.reduce((sum, row) => sum + Number(row.file_size), 0));
+    await expectConsistentStore(svc);
   });
 });

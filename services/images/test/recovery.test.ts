@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import request from 'supertest';
 import { createImagesRepository, type ImageRow } from '../src/images/images-repository';
-import { createFileStorage } from '../src/storage/file-storage';
 import { createTestUser, expectConsistentStore, fixture, openTestService, usedBytes, type TestService } from './support/harness';
 
 // A crash can stop a request between any two of its steps. These tests build exactly the state each
@@ -21,7 +20,8 @@ beforeEach(async () => {
 });
 
 const API = '/api/image.php';
-const storage = () => createFileStorage({ storageDir: svc.storageDir, timeZone: 'Asia/Shanghai' });
+const storage = () => svc.storage;
+const store = () => svc.storage.current;
 const images = () => createImagesRepository(svc.db);
 
 async function uploadTiny(token: string): Promise<{ id: number; file_size: number }> {
@@ -30,8 +30,7 @@ async function uploadTiny(token: string): Promise<{ id: number; file_size: numbe
 
 /** A pending upload as `reserveUpload` leaves it, with its temp file ready to commit. */
 async function reserve(userId: number): Promise<{ image: ImageRow; tempFile: string }> {
-  const store = storage();
-  const tempFile = store.newTempPath();
+  const tempFile = storage().temp.newTempPath();
   fs.copyFileSync(fixture('photo.webp'), tempFile);
   const size = fs.statSync(tempFile).size;
   const category = await svc.db('categories').where({ user_id: userId, is_default: true }).first('id');
@@ -39,8 +38,9 @@ async function reserve(userId: number): Promise<{ image: ImageRow; tempFile: str
   const image = await images().reserveUpload({
     userId,
     categoryId: Number(category.id),
-    storageKey: store.newStorageKey('webp', now),
-    thumbKey: store.newStorageKey('webp', now),
+    storageKey: storage().newStorageKey('webp', now),
+    thumbKey: storage().newStorageKey('webp', now),
+    storageBackend: storage().backend,
     format: 'webp',
     originalName: 'crash.webp',
     fileSize: size,
@@ -64,8 +64,9 @@ describe('a crash during an upload', () => {
     const user = await createTestUser(svc.db);
     const kept = await uploadTiny(user.token);
     const { image, tempFile } = await reserve(user.id);
-    if (filesWritten >= 1) await storage().commitTempFile(tempFile, 'public', image.storageKey);
-    if (filesWritten >= 2) await storage().writeFile('thumbs', image.thumbKey!, Buffer.from('thumbnail'));
+    if (filesWritten >= 1) await store().putFile('public', image.storageKey, tempFile, 'image/webp');
+    if (filesWritten >= 2) await store().putBytes('thumbs', image.thumbKey!, Buffer.from('thumbnail'), 'image/webp');
+    await storage().temp.removeTemp(tempFile);
     expect(await usedBytes(svc.db, user.id)).toBe(kept.file_size + image.fileSize);
 
     // Young pending rows belong to live uploads: an early run leaves them alone.
@@ -75,7 +76,7 @@ describe('a crash during an upload', () => {
     await recoverLater();
     expect(await images().findById(image.id)).toBeNull();
     expect(await usedBytes(svc.db, user.id)).toBe(kept.file_size);
-    await expectConsistentStore(svc.db, svc.storageDir);
+    await expectConsistentStore(svc);
   });
 
   test('when a pending upload completes after recovery took it, then the upload fails cleanly instead of reviving it', async () => {
@@ -83,7 +84,7 @@ describe('a crash during an upload', () => {
     const { image } = await reserve(user.id);
     await recoverLater();
     expect(await images().completeUpload(image.id)).toBeNull();
-    await expectConsistentStore(svc.db, svc.storageDir);
+    await expectConsistentStore(svc);
   });
 });
 
@@ -99,12 +100,12 @@ describe('a crash during delete, restore or purge', () => {
     if (action === 'restore') await request(svc.app).post(`${API}?action=delete`).set('X-API-Token', user.token).send({ id: uploaded.id });
     const step = action === 'delete' ? ({ from: 'stored', via: 'binning' } as const) : ({ from: 'binned', via: 'restoring' } as const);
     const image = (await images().startStep(uploaded.id, step, { userId: user.id }))!;
-    if (fileMoved) await storage().move(action === 'delete' ? 'public' : 'bin', action === 'delete' ? 'bin' : 'public', image.storageKey);
+    if (fileMoved) await store().move(action === 'delete' ? 'public' : 'bin', action === 'delete' ? 'bin' : 'public', image.storageKey);
 
     await recoverLater();
     expect(await images().findById(image.id)).toMatchObject({ status: finalStatus });
     expect(await usedBytes(svc.db, user.id)).toBe(uploaded.file_size);
-    await expectConsistentStore(svc.db, svc.storageDir);
+    await expectConsistentStore(svc);
   });
 
   test.each([
@@ -116,8 +117,8 @@ describe('a crash during delete, restore or purge', () => {
     const uploaded = await uploadTiny(user.token);
     await request(svc.app).post(`${API}?action=delete`).set('X-API-Token', user.token).send({ id: uploaded.id });
     const image = (await images().startStep(uploaded.id, { from: 'binned', via: 'purging' }, { userId: user.id }))!;
-    if (removed >= 1) await storage().remove('bin', image.storageKey);
-    if (removed >= 2 && image.thumbKey) await storage().remove('thumbs', image.thumbKey);
+    if (removed >= 1) await store().remove('bin', image.storageKey);
+    if (removed >= 2 && image.thumbKey) await store().remove('thumbs', image.thumbKey);
 
     // Out of the bin list at once, as the user asked.
     const trash = await request(svc.app).get(`${API}?action=trash`).set('X-API-Token', user.token);
@@ -126,6 +127,6 @@ describe('a crash during delete, restore or purge', () => {
     await recoverLater();
     expect(await images().findById(image.id)).toBeNull();
     expect(await usedBytes(svc.db, user.id)).toBe(0);
-    await expectConsistentStore(svc.db, svc.storageDir);
+    await expectConsistentStore(svc);
   });
 });

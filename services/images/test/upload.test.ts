@@ -1,19 +1,24 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import pino from 'pino';
 import sharp from 'sharp';
 import request from 'supertest';
+import type { ObjectStore } from '../src/storage/object-store';
+import type { Storage } from '../src/storage/storage';
 import {
   MIB,
   createTestUser,
   filesIn,
+  storedKeys,
   fixture,
   fixtureBytes,
   imageRows,
   openTestService,
-  publicPathOf,
+  publicBytes,
   usedBytes,
+  userAdminFor,
   type TestService,
 } from './support/harness';
 
@@ -38,25 +43,27 @@ async function fetchThumb(thumbUrl: string) {
 /** The state a refused upload must leave: no row, no file anywhere, nothing charged. */
 async function expectNothingStored(userId: number) {
   expect(await imageRows(svc.db)).toEqual([]);
-  expect(filesIn(svc.storageDir, 'public')).toEqual([]);
-  expect(filesIn(svc.storageDir, 'thumbs')).toEqual([]);
+  expect(await storedKeys(svc, 'public')).toEqual([]);
+  expect(await storedKeys(svc, 'thumbs')).toEqual([]);
   expect(filesIn(svc.storageDir, 'tmp')).toEqual([]);
   expect(await usedBytes(svc.db, userId)).toBe(0);
 }
 
 describe('accepted images', () => {
+  // `asUploaded`: stored byte for byte. The phone photo loses its EXIF camera fields (privacy.test.ts
+  // covers that in depth); the TIFF is stored as a PNG rendition browsers can show.
   const cases = [
-    { file: 'phone-orientation6.jpg', ext: 'jpg', width: 1200, height: 1600, thumb: [300, 400] },
-    { file: 'alpha.png', ext: 'png', width: 640, height: 480, thumb: [400, 300] },
-    { file: 'animated.gif', ext: 'gif', width: 320, height: 240, thumb: [320, 240] },
-    { file: 'photo.webp', ext: 'webp', width: 800, height: 600, thumb: [400, 300] },
-    { file: 'photo.avif', ext: 'avif', width: 500, height: 300, thumb: [400, 240] },
-    { file: 'photo.tiff', ext: 'tiff', width: 300, height: 200, thumb: [300, 200] },
+    { file: 'phone-orientation6.jpg', ext: 'jpg', width: 1200, height: 1600, thumb: [300, 400], asUploaded: false },
+    { file: 'alpha.png', ext: 'png', width: 640, height: 480, thumb: [400, 300], asUploaded: true },
+    { file: 'animated.gif', ext: 'gif', width: 320, height: 240, thumb: [320, 240], asUploaded: true },
+    { file: 'photo.webp', ext: 'webp', width: 800, height: 600, thumb: [400, 300], asUploaded: true },
+    { file: 'photo.avif', ext: 'avif', width: 500, height: 300, thumb: [400, 240], asUploaded: true },
+    { file: 'photo.tiff', ext: 'png', width: 300, height: 200, thumb: [300, 200], asUploaded: false },
   ] as const;
 
   test.each(cases)('when $file is uploaded, then it is stored with its displayed size and a WebP thumbnail', async (c) => {
     const user = await createTestUser(svc.db);
-    const bytes = fixtureBytes(c.file);
+    const uploaded = fixtureBytes(c.file);
 
     const res = await request(svc.app).post(UPLOAD).set('X-API-Token', user.token).attach('file', fixture(c.file));
 
@@ -69,15 +76,18 @@ describe('accepted images', () => {
         url: expect.stringMatching(new RegExp(`^http://img\\.test/i/\\d{4}/\\d{2}/\\d{2}/[0-9a-f]{32}\\.${c.ext}$`)),
         thumb_url: expect.stringMatching(/^http:\/\/img\.test\/api\/thumb\.php\?id=1&sig=[\w-]{32}$/),
         original_name: c.file,
-        file_size: bytes.length,
+        file_size: expect.any(Number),
         width: c.width,
         height: c.height,
+        links: expect.objectContaining({ url: res.body.data.url, thumbnail: res.body.data.thumb_url }),
       },
     });
-    expect(fs.readFileSync(publicPathOf(svc.storageDir, res.body.data.url)).equals(bytes)).toBe(true);
-    expect(filesIn(svc.storageDir, 'public')).toHaveLength(1);
+    const stored = (await publicBytes(svc, res.body.data.url))!;
+    expect(stored.equals(uploaded)).toBe(c.asUploaded);
+    expect(res.body.data.file_size).toBe(stored.length);
+    expect(await storedKeys(svc, 'public')).toHaveLength(1);
     expect(filesIn(svc.storageDir, 'tmp')).toEqual([]);
-    expect(await usedBytes(svc.db, user.id)).toBe(bytes.length);
+    expect(await usedBytes(svc.db, user.id)).toBe(stored.length);
 
     const thumb = await fetchThumb(res.body.data.thumb_url);
     expect(thumb.status).toBe(200);
@@ -87,7 +97,7 @@ describe('accepted images', () => {
     expect(meta.format).toBe('webp');
     expect([meta.width, meta.height]).toEqual(c.thumb);
     expect(meta.pages ?? 1).toBe(1);
-    expect(filesIn(svc.storageDir, 'thumbs')).toHaveLength(1);
+    expect(await storedKeys(svc, 'thumbs')).toHaveLength(1);
   });
 
   test('when the phone JPEG is thumbnailed, then the thumbnail is upright (EXIF orientation applied)', async () => {
@@ -114,7 +124,7 @@ describe('accepted images', () => {
     expect(thumb.status).toBe(200);
     expect(thumb.headers['content-type']).toBe('image/gif');
     expect((thumb.body as Buffer).equals(fixtureBytes('tiny.gif'))).toBe(true);
-    expect(filesIn(svc.storageDir, 'thumbs')).toEqual([]);
+    expect(await storedKeys(svc, 'thumbs')).toEqual([]);
   });
 
   test('when a small image still has a smaller WebP form, then the WebP thumbnail is kept', async () => {
@@ -123,7 +133,7 @@ describe('accepted images', () => {
     const thumb = await fetchThumb(res.body.data.thumb_url);
     expect(thumb.headers['content-type']).toBe('image/webp');
     expect((thumb.body as Buffer).length).toBeLessThan(fixtureBytes('tiny.png').length);
-    expect(filesIn(svc.storageDir, 'thumbs')).toHaveLength(1);
+    expect(await storedKeys(svc, 'thumbs')).toHaveLength(1);
   });
 
   test('when the file name is Chinese or carries a path, then original_name is the bare name and the stored name is random', async () => {
@@ -139,7 +149,7 @@ describe('accepted images', () => {
       .attach('file', fixtureBytes('tiny.png'), { filename: '../../etc/passwd', contentType: 'image/png' });
     expect(withPath.body.data.original_name).toBe('passwd');
     expect(withPath.body.data.url).toMatch(/\/[0-9a-f]{32}\.png$/);
-    expect(filesIn(svc.storageDir, 'public')).toHaveLength(2);
+    expect(await storedKeys(svc, 'public')).toHaveLength(2);
   });
 
   test('when the client claims a wrong MIME type and extension, then the type comes from the bytes', async () => {
@@ -247,20 +257,20 @@ describe('token', () => {
   });
 
   test('when a token is reset, then the old one stops working', async () => {
-    const { resetToken } = await import('../src/users/user-admin');
     const user = await createTestUser(svc.db);
-    const fresh = await resetToken(svc.db, user.name);
+    const { token: fresh } = await userAdminFor(svc.db).resetToken(user.id);
     const old = await request(svc.app).get('/api/image.php?action=list').set('X-API-Token', user.token);
     expect(old.body).toEqual({ code: 1, msg: '请先登录' });
     const now = await request(svc.app).get('/api/image.php?action=list').set('X-API-Token', fresh);
     expect(now.body.code).toBe(0);
   });
 
-  test('when a token is stored, then only its SHA-256 digest is in the database', async () => {
+  test('when a token is stored, then the database holds its SHA-256 digest and a sealed copy, never the token itself', async () => {
     const user = await createTestUser(svc.db);
-    const row = await svc.db('users').where({ id: user.id }).first('token_hash');
-    expect(row.token_hash).toMatch(/^[0-9a-f]{64}$/);
-    expect(row.token_hash).not.toContain(user.token);
+    const row = await svc.db('credentials').where({ user_id: user.id, kind: 'account' }).first('token_hash', 'token_ciphertext');
+    expect(row.token_hash).toBe(createHash('sha256').update(user.token).digest('hex'));
+    expect(row.token_ciphertext).toMatch(/^v1\.[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(JSON.stringify(await svc.db('credentials').select('*'))).not.toContain(user.token);
   });
 });
 
@@ -333,7 +343,7 @@ describe('group limits and quota', () => {
       }
       expect(await imageRows(capped.db)).toEqual([]);
       expect(filesIn(capped.storageDir, 'tmp')).toEqual([]);
-      expect(filesIn(capped.storageDir, 'public')).toEqual([]);
+      expect(await storedKeys(capped, 'public')).toEqual([]);
       expect(await usedBytes(capped.db, user.id)).toBe(0);
     } finally {
       await capped.close();
@@ -368,7 +378,7 @@ describe('group limits and quota', () => {
     const refused = await request(svc.app).post(UPLOAD).set('X-API-Token', user.token).attach('file', fixture('photo.webp'));
     expect(refused.body).toEqual({ code: 1, msg: '存储空间不足' });
     expect(await imageRows(svc.db, user.id)).toHaveLength(2);
-    expect(filesIn(svc.storageDir, 'public')).toHaveLength(2);
+    expect(await storedKeys(svc, 'public')).toHaveLength(2);
     expect(filesIn(svc.storageDir, 'tmp')).toEqual([]);
     expect(await usedBytes(svc.db, user.id)).toBe(size * 2);
   });
@@ -383,7 +393,7 @@ describe('group limits and quota', () => {
     expect(results.filter((r) => r.body.code === 0)).toHaveLength(3);
     expect(results.filter((r) => r.body.msg === '存储空间不足')).toHaveLength(5);
     expect(await usedBytes(svc.db, user.id)).toBe(size * 3);
-    expect(filesIn(svc.storageDir, 'public')).toHaveLength(3);
+    expect(await storedKeys(svc, 'public')).toHaveLength(3);
   });
 });
 
@@ -461,7 +471,7 @@ describe('Idempotency-Key', () => {
     expect(first.body.code).toBe(0);
     expect(second.body).toEqual(first.body);
     expect(await imageRows(svc.db, user.id)).toHaveLength(1);
-    expect(filesIn(svc.storageDir, 'public')).toHaveLength(1);
+    expect(await storedKeys(svc, 'public')).toHaveLength(1);
     expect(filesIn(svc.storageDir, 'tmp')).toEqual([]);
     expect(await usedBytes(svc.db, user.id)).toBe(fixtureBytes('photo.webp').length);
   });
@@ -475,7 +485,7 @@ describe('Idempotency-Key', () => {
     );
     expect(new Set(results.map((r) => r.body.data?.id))).toEqual(new Set([1]));
     expect(await imageRows(svc.db, user.id)).toHaveLength(1);
-    expect(filesIn(svc.storageDir, 'public')).toHaveLength(1);
+    expect(await storedKeys(svc, 'public')).toHaveLength(1);
     expect(await usedBytes(svc.db, user.id)).toBe(fixtureBytes('photo.webp').length);
   });
 
@@ -488,9 +498,9 @@ describe('Idempotency-Key', () => {
     expect(first.body.code).toBe(0);
     const retried = await send();
     expect(retried.body).toEqual(first.body);
-    expect(Object.keys(retried.body.data)).toEqual(['id', 'url', 'thumb_url', 'original_name', 'file_size', 'width', 'height']);
+    expect(Object.keys(retried.body.data)).toEqual(['id', 'url', 'thumb_url', 'original_name', 'file_size', 'width', 'height', 'links']);
     expect(await imageRows(svc.db, user.id)).toHaveLength(1);
-    expect(filesIn(svc.storageDir, 'public')).toHaveLength(1);
+    expect(await storedKeys(svc, 'public')).toHaveLength(1);
     expect(filesIn(svc.storageDir, 'tmp')).toEqual([]);
     expect(await usedBytes(svc.db, user.id)).toBe(size);
   });
@@ -534,8 +544,46 @@ describe('Idempotency-Key', () => {
 test('when several uploads land the same day, then files sit under YYYY/MM/DD/ with random 128-bit names', async () => {
   const user = await createTestUser(svc.db);
   for (let i = 0; i < 3; i += 1) await request(svc.app).post(UPLOAD).set('X-API-Token', user.token).attach('file', fixture('tiny.png'));
-  const files = filesIn(svc.storageDir, 'public');
+  const files = await storedKeys(svc, 'public');
   expect(files).toHaveLength(3);
   for (const file of files) expect(file).toMatch(/^\d{4}\/\d{2}\/\d{2}\/[0-9a-f]{32}\.png$/);
   expect(new Set(files.map((f) => path.basename(f))).size).toBe(3);
+});
+
+describe('a failing disk (EIO)', () => {
+  test.each(['putFile', 'putBytes'] as const)('when the store\'s %s fails with EIO, then HTTP 500 (the server, not the request), logged at error with its cause, and nothing is kept', async (step) => {
+    const { createApp } = await import('../src/app');
+    const { createMediaProcessor } = await import('../src/media/media-processor');
+    const { createMetrics } = await import('../src/metrics/metrics');
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    // The original goes through putFile, the thumbnail through putBytes.
+    const store = svc.storage.current;
+    const failing: ObjectStore = {
+      ...store,
+      async [step](): Promise<void> {
+        throw Object.assign(new Error(`EIO: i/o error, ${step}`), { code: 'EIO', errno: -5, syscall: 'write' });
+      },
+    };
+    const storage: Storage = {
+      ...svc.storage,
+      current: failing,
+      configured: svc.storage.configured.map((candidate) => (candidate === store ? failing : candidate)),
+      storeFor: (backend) => (backend === store.backend ? failing : svc.storage.storeFor(backend)),
+    };
+    const app = createApp({ config: svc.config, db: svc.db, storage, media: createMediaProcessor(), metrics: createMetrics(), logger });
+    const user = await createTestUser(svc.db);
+
+    // alpha.png gets a WebP thumbnail, so both writes happen.
+    const res = await request(app).post(UPLOAD).set('X-API-Token', user.token).attach('file', fixture('alpha.png'));
+
+    expect([res.status, res.body]).toEqual([500, { code: 1, msg: '服务器内部错误' }]);
+    const logged = lines.find((line) => line.level === 50 && line.msg === 'unexpected fault');
+    expect(logged?.err).toMatchObject({ code: 'EIO' });
+    expect(await imageRows(svc.db)).toEqual([]);
+    expect(await storedKeys(svc, 'public')).toEqual([]);
+    expect(await storedKeys(svc, 'thumbs')).toEqual([]);
+    expect(filesIn(svc.storageDir, 'tmp')).toEqual([]);
+    expect(await usedBytes(svc.db, user.id)).toBe(0);
+  });
 });

@@ -4,7 +4,9 @@ import type { Logger } from 'pino';
 import { createAdsService } from './ads/ads-service';
 import { createSettingsRepository } from './ads/settings-repository';
 import { createAccessControl } from './auth/access-control';
-import { createApiKeyRepository } from './auth/api-key-repository';
+import { createKeyLookup } from './auth/api-key-cache';
+import { createApiKeysRepository } from './auth/api-keys-repository';
+import type { KeyVersion } from './auth/key-version';
 import { createCatalogRepository } from './catalog/catalog-repository';
 import { createDirectoryService } from './catalog/directory-service';
 import type { ToolsConfig } from './config';
@@ -15,15 +17,26 @@ import { requestLogging } from './http/request-logging';
 import { requestMetrics } from './http/request-metrics';
 import { createMetrics, type Metrics } from './metrics/metrics';
 import type { RequestLimiter } from './ratelimit/request-limiter';
+import { loadSiteAssets } from './site/site-assets';
+import { createSiteCache } from './site/site-cache';
+import { createSiteRoutes } from './site/site-routes';
+import { createSiteService } from './site/site-service';
+
+/** The site cache reads the catalog revision at most this often: catalog edits show on pages within about a second. */
+const SITE_REVISION_CHECK_MS = 1000;
+/** Pages' data kept at most (least recently used dropped first): search keywords and slugs come from visitors. */
+const SITE_CACHE_ENTRIES = 2000;
 
 export interface AppDeps {
-  config: Pick<ToolsConfig, 'defaultRateLimitPerHour' | 'anonymousRateLimitPerHour' | 'statsCacheTtlMs'>;
+  config: Pick<ToolsConfig, 'defaultRateLimitPerHour' | 'anonymousRateLimitPerHour' | 'statsCacheTtlMs' | 'readCacheTtlMs' | 'siteCacheTtlMs' | 'publicBaseUrl'>;
   db: Knex;
   limiter: RequestLimiter;
   logger: Logger;
   metrics?: Metrics;
-  /** Milliseconds since the epoch; tests pass their own clock. */
-  now?: () => number;
+  /** Lets API keys be cached in memory, checked against this version on every request; none: looked up every time. */
+  keyVersion?: KeyVersion;
+  /** The time; tests pass their own clock. */
+  clock?: () => Date;
 }
 
 export type Readiness =
@@ -45,21 +58,45 @@ export function createReadiness(db: Knex, limiter: RequestLimiter): () => Promis
   };
 }
 
-/** Builds the tool directory's Express app. It never listens. */
-export function createApp(deps: AppDeps): express.Express {
-  const now = deps.now ?? Date.now;
+/** The use cases of the service over its repositories, caches and limiter; built once per app. */
+export function createServices(deps: AppDeps) {
+  const now = deps.clock ? () => deps.clock!().getTime() : Date.now;
   const metrics = deps.metrics ?? createMetrics();
-  const readiness = createReadiness(deps.db, deps.limiter);
-  const directory = createDirectoryService({ catalog: createCatalogRepository(deps.db), cacheTtlMs: deps.config.statsCacheTtlMs, now });
-  const ads = createAdsService(createSettingsRepository(deps.db));
-  const admit = createAccessControl({
-    apiKeys: createApiKeyRepository(deps.db),
-    limiter: deps.limiter,
+  const catalog = createCatalogRepository(deps.db);
+  return {
     metrics,
-    defaultRateLimitPerHour: deps.config.defaultRateLimitPerHour,
-    anonymousRateLimitPerHour: deps.config.anonymousRateLimitPerHour,
-    now,
-  });
+    directory: createDirectoryService({ catalog, cacheTtlMs: deps.config.statsCacheTtlMs, readCacheTtlMs: deps.config.readCacheTtlMs, now }),
+    // The website's data is cached by the site cache alone, which knows when the catalog changed; the same
+    // directory operations (and search engine) without their own TTL cache, which would outlive a change.
+    site: createSiteService({
+      directory: createDirectoryService({ catalog, cacheTtlMs: 0, now }),
+      catalog,
+      cache: createSiteCache({
+        ttlMs: deps.config.siteCacheTtlMs,
+        revisionCheckMs: SITE_REVISION_CHECK_MS,
+        maxEntries: SITE_CACHE_ENTRIES,
+        readRevision: catalog.catalogRevision,
+        now,
+      }),
+    }),
+    ads: createAdsService(createSettingsRepository(deps.db)),
+    admit: createAccessControl({
+      keys: createKeyLookup(createApiKeysRepository(deps.db), deps.keyVersion, now),
+      limiter: deps.limiter,
+      metrics,
+      defaultRateLimitPerHour: deps.config.defaultRateLimitPerHour,
+      anonymousRateLimitPerHour: deps.config.anonymousRateLimitPerHour,
+      now,
+    }),
+  };
+}
+
+export type Services = ReturnType<typeof createServices>;
+
+/** Builds the tool directory's Express app. It never listens. */
+export function createApp(deps: AppDeps, services: Services = createServices(deps)): express.Express {
+  const { metrics, directory, site, ads, admit } = services;
+  const readiness = createReadiness(deps.db, deps.limiter);
 
   const app = express();
   app.set('trust proxy', 1); // nginx is the one hop in front; never `true`, or X-Forwarded-For could pick the limited IP
@@ -96,6 +133,7 @@ export function createApp(deps: AppDeps): express.Express {
   });
 
   app.use(createDirectoryRoutes({ directory, ads, admit }));
+  app.use(createSiteRoutes({ site, admit, assets: loadSiteAssets(), publicBaseUrl: deps.config.publicBaseUrl }));
   app.use(notFound);
   app.use(errorMiddleware);
   return app;

@@ -27,6 +27,15 @@ const nonNegativeInt = (fallback: number) =>
       return Number(raw);
     });
 
+function isHttpOrigin(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return (parsed.protocol === 'http:' || parsed.protocol === 'https:') && parsed.pathname === '/' && parsed.search === '' && parsed.hash === '' && parsed.username === '' && parsed.password === '';
+  } catch {
+    return false;
+  }
+}
+
 /** Values that ship in .env.example and the docs: whoever copied one has not set a secret. */
 const PLACEHOLDER = /change[-_ ]?me|placeholder|example|dev-only/i;
 
@@ -56,6 +65,13 @@ const schema = z.object({
   // Node's timers hold at most 2^31-1 ms; a larger value would fire at once and cut in-flight requests.
   SHUTDOWN_TIMEOUT_MS: positiveInt(10000).refine((ms) => ms <= 2_147_483_647, 'must be at most 2147483647'),
   STATS_CACHE_TTL_MS: nonNegativeInt(5000),
+  READ_CACHE_TTL_MS: nonNegativeInt(1000),
+  SITE_CACHE_TTL_MS: nonNegativeInt(60000),
+  PUBLIC_BASE_URL: z
+    .string()
+    .optional()
+    .transform((url) => (url === undefined || url.trim() === '' ? undefined : url.trim().replace(/\/+$/, '')))
+    .refine((url) => url === undefined || isHttpOrigin(url), 'must be an http(s) origin without a path, e.g. https://tools.example.com (the website lives at /)'),
 }).superRefine((env, ctx) => {
   if (env.NODE_ENV === 'production' && placeholderPassword(env.DATABASE_URL)) {
     ctx.addIssue({ code: 'custom', path: ['DATABASE_URL'], message: 'has the placeholder password from .env.example: set POSTGRES_PASSWORD to a real one' });
@@ -76,6 +92,15 @@ export interface ToolsConfig {
   readonly shutdownTimeoutMs: number;
   /** How long stats and the category list may be served from the in-process cache. 0 disables the cache. */
   readonly statsCacheTtlMs: number;
+  /** How long a tools list page or search result may be served from the in-process cache. 0 disables it. */
+  readonly readCacheTtlMs: number;
+  /**
+   * How old the data of a website page may be (visit counts, most visited). Catalog changes drop it sooner:
+   * each process reads the catalog revision at most once a second. 0 disables the site cache.
+   */
+  readonly siteCacheTtlMs: number;
+  /** Where visitors reach the website (canonical URLs, sitemap); unset: the request's own Host. */
+  readonly publicBaseUrl: string | undefined;
 }
 
 /** Parses the environment once into a frozen config; throws a one-line Error naming the bad variable. */
@@ -102,5 +127,8 @@ export function loadConfig(env: Record<string, string | undefined>): ToolsConfig
     logLevel: parsed.LOG_LEVEL,
     shutdownTimeoutMs: parsed.SHUTDOWN_TIMEOUT_MS,
     statsCacheTtlMs: parsed.STATS_CACHE_TTL_MS,
+    readCacheTtlMs: parsed.READ_CACHE_TTL_MS,
+    siteCacheTtlMs: parsed.SITE_CACHE_TTL_MS,
+    publicBaseUrl: parsed.PUBLIC_BASE_URL,
   });
 }

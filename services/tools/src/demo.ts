@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import { createCatalogRepository } from './catalog/catalog-repository';
 import { importCatalog } from './catalog/importer';
-import { createApiKeyRepository } from './auth/api-key-repository';
+import { createApiKeysRepository } from './auth/api-keys-repository';
 import { createApiKey } from './auth/api-keys';
 
 export const DEMO_KEY_NAME = 'demo';
@@ -27,7 +27,7 @@ export async function ensureDemoData(db: Knex): Promise<{ apiKey: string | null;
     const report = await importCatalog(catalog, fs.readFileSync(sampleDatasetPath(), 'utf8'), 'json');
     importedTools = report.tools.created + report.tools.updated;
   }
-  const apiKeys = createApiKeyRepository(db);
+  const apiKeys = createApiKeysRepository(db);
   if (await apiKeys.findByName(DEMO_KEY_NAME)) return { apiKey: null, importedTools };
   const { apiKey } = await createApiKey(apiKeys, { name: DEMO_KEY_NAME, rateLimitPerHour: null });
   return { apiKey, importedTools };

@@ -12,7 +12,7 @@ async function main(): Promise<void> {
     process.stderr.write(`config error: ${(error as Error).message}\n`);
     process.exit(1);
   }
-  const logger = createLogger(config);
+  const logger = createLogger(config, { buffered: true });
   const service = await openToolsService(config, { logger });
   if (process.argv.includes('--demo')) {
     const demo = await ensureDemoData(service.db);

@@ -5,6 +5,7 @@ import pino, { type Logger } from 'pino';
 import { serveAdminCommands } from './admin/admin-socket';
 import { runAdminCommand } from './admin/commands';
 import { createApp, createReadiness, type Readiness } from './app';
+import { memoryKeyVersion, redisKeyVersion } from './auth/key-version';
 import type { ToolsConfig } from './config';
 import { claimEmbeddedDatabase } from './db/embedded-owner';
 import { migrateToLatest, openDb } from './db/open-db';
@@ -14,8 +15,23 @@ import { createMetrics, type Metrics } from './metrics/metrics';
 import { openRedis, waitForRedis } from './ratelimit/redis-connection';
 import { createRequestLimiter } from './ratelimit/request-limiter';
 
-export function createLogger(config: Pick<ToolsConfig, 'logLevel'>): Logger {
-  return pino({ level: config.logLevel, base: { service: 'tools' } });
+/**
+ * The service's logger. `buffered` (the running service): lines go to stdout in writes of 4 KB rather
+ * than one write per request line, flushed at least every second and when the process exits; a process
+ * killed outright (SIGKILL, out of memory) loses at most that last second of lines.
+ */
+export function createLogger(config: Pick<ToolsConfig, 'logLevel'>, options: { buffered?: boolean } = {}): Logger {
+  if (!options.buffered) return pino({ level: config.logLevel, base: { service: 'tools' } });
+  const destination = pino.destination({ dest: 1, minLength: 4096, sync: false });
+  setInterval(() => destination.flush(), 1000).unref();
+  process.once('exit', () => {
+    try {
+      destination.flushSync();
+    } catch {
+      // nothing left to write, or stdout is gone
+    }
+  });
+  return pino({ level: config.logLevel, base: { service: 'tools' } }, destination);
 }
 
 /** Opens the db, migrates, connects Redis (when configured) and builds the app; does not listen. */
@@ -50,11 +66,14 @@ export async function openToolsService(
     }
     const limiter = createRequestLimiter({ keyPrefix: config.rateLimitKeyPrefix, redis, logger });
     const metrics = createMetrics();
-    const app = createApp({ db, limiter, logger, config, metrics });
+    // Keys are cached when a change to one can reach every cache at once: through Redis, or, for an
+    // embedded database only this process writes, through this process's own admin commands.
+    const keyVersion = redis ? redisKeyVersion(redis, config.rateLimitKeyPrefix) : claim?.claimed ? memoryKeyVersion() : undefined;
+    const app = createApp({ db, limiter, logger, config, metrics, keyVersion });
     if (claim?.claimed) {
       const open = db;
       adminServer = await serveAdminCommands(claim.adminSocket, (argv, print) =>
-        runAdminCommand(argv, { db: open, limiter, defaultRateLimitPerHour: config.defaultRateLimitPerHour, ...print }),
+        runAdminCommand(argv, { db: open, limiter, keyVersion, defaultRateLimitPerHour: config.defaultRateLimitPerHour, ...print }),
       );
     }
     const opened = db;

@@ -208,7 +208,7 @@ describe('stats', () => {
 
   it('when the stats cache has a TTL, then a second read within it is served from the cache', async () => {
     let clock = 1_000;
-    const cached = harness.app({ config: { STATS_CACHE_TTL_MS: '5000' }, now: () => clock });
+    const cached = harness.app({ config: { STATS_CACHE_TTL_MS: '5000' }, clock: () => new Date(clock) });
     const first = await request(cached).get('/api/index.php?action=stats').set('X-API-Key', apiKey);
     await harness.db('tools').where({ slug: 'github' }).update({ visits: 7 });
     const second = await request(cached).get('/api/index.php?action=stats').set('X-API-Key', apiKey);
@@ -220,7 +220,7 @@ describe('stats', () => {
 
   it('when the cache has a TTL, then list totals come from it while the rows are always fresh', async () => {
     let clock = 1_000;
-    const cached = harness.app({ config: { STATS_CACHE_TTL_MS: '5000' }, now: () => clock });
+    const cached = harness.app({ config: { STATS_CACHE_TTL_MS: '5000' }, clock: () => new Date(clock) });
     const list = async () => (await request(cached).get('/api/index.php?action=tools&limit=100').set('X-API-Key', apiKey)).body.data;
     const before = await list();
     const category = await harness.db('categories').first('id');
@@ -379,9 +379,10 @@ describe('query form and protocol', () => {
     expect(get.headers['access-control-allow-origin']).toBe('*');
   });
 
-  it('when a path is unknown, then 404 in the envelope', async () => {
+  it('when an API path is unknown, then 404 in the envelope (other paths are the website\'s, see site.test.ts)', async () => {
     expectError(await request(app).get('/api/v1/tools'), 404, '资源不存在');
-    expectError(await request(app).get('/nope'), 404, '资源不存在');
+    expectError(await request(app).get('/api/nope'), 404, '资源不存在');
+    expectError(await request(app).post('/api/v1/tools'), 404, '资源不存在');
   });
 
   it('when a request carries X-Request-Id, then the response echoes it; otherwise one is generated', async () => {

@@ -17,6 +17,9 @@ describe('loadConfig', () => {
       logLevel: 'info',
       shutdownTimeoutMs: 10000,
       statsCacheTtlMs: 5000,
+      readCacheTtlMs: 1000,
+      siteCacheTtlMs: 60000,
+      publicBaseUrl: undefined,
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -33,12 +36,24 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'warn',
       SHUTDOWN_TIMEOUT_MS: '3000',
       STATS_CACHE_TTL_MS: '0',
+      READ_CACHE_TTL_MS: '0',
+      SITE_CACHE_TTL_MS: '0',
+      PUBLIC_BASE_URL: 'https://tools.example.com/',
     });
-    expect(config).toMatchObject({ port: 8080, redisUrl: 'redis://redis:6379', defaultRateLimitPerHour: 50, anonymousRateLimitPerHour: 20, statsCacheTtlMs: 0 });
+    expect(config).toMatchObject({
+      port: 8080,
+      redisUrl: 'redis://redis:6379',
+      defaultRateLimitPerHour: 50,
+      anonymousRateLimitPerHour: 20,
+      statsCacheTtlMs: 0,
+      readCacheTtlMs: 0,
+      siteCacheTtlMs: 0,
+      publicBaseUrl: 'https://tools.example.com',
+    });
     expect(loadConfig({ DATABASE_URL: 'pglite:memory', REDIS_URL: '' }).redisUrl).toBeUndefined();
   });
 
-  it.each([
+  it.each<[Record<string, string>, string]>([
     [{ PORT: 'eighty' }, 'PORT must be a non-negative integer, got "eighty"'],
     [{ PORT: '70000' }, 'PORT must be at most 65535'],
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL must be postgres://…, pglite:memory or pglite:<dir>'],
@@ -48,6 +63,13 @@ describe('loadConfig', () => {
     [{ RATE_LIMIT_KEY_PREFIX: 'has space' }, 'RATE_LIMIT_KEY_PREFIX must be 1-64 characters of [A-Za-z0-9_:.-]'],
     [{ SHUTDOWN_TIMEOUT_MS: '-1' }, 'SHUTDOWN_TIMEOUT_MS must be a positive integer, got "-1"'],
     [{ SHUTDOWN_TIMEOUT_MS: '9999999999' }, 'SHUTDOWN_TIMEOUT_MS must be at most 2147483647'],
+    [{ SITE_CACHE_TTL_MS: 'soon' }, 'SITE_CACHE_TTL_MS must be a non-negative integer, got "soon"'],
+    ...['javascript:alert(1)', 'ftp://x.example', 'https://x.example/tools', 'https://x.example/?a=1', 'tools.example.com'].map(
+      (url): [Record<string, string>, string] => [
+        { PUBLIC_BASE_URL: url },
+        'PUBLIC_BASE_URL must be an http(s) origin without a path, e.g. https://tools.example.com (the website lives at /)',
+      ],
+    ),
   ])('when given %p, then it throws one line naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(new Error(message));
   });

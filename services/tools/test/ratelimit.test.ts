@@ -17,7 +17,7 @@ beforeEach(async () => {
 describe('rate limit (in-memory limiter, one process)', () => {
   it('when a key with limit 5 makes 6 requests in the hour, then 5 pass with exact headers and the 6th is 429 with Retry-After', async () => {
     const clockStart = Date.now();
-    const app = harness.app({ now: () => clockStart });
+    const app = harness.app({ clock: () => new Date(clockStart) });
     const { apiKey } = await createKey(harness.db, { rateLimitPerHour: 5 });
     for (let i = 1; i <= 5; i += 1) {
       const res = await request(app).get('/api/index.php?action=tools').set('X-API-Key', apiKey);

@@ -5,24 +5,36 @@ import { describeDatabase } from '../db/database-target';
 import { claimEmbeddedDatabase } from '../db/embedded-owner';
 import { migrateToLatest, openDb } from '../db/open-db';
 import { forwardAdminCommand } from './admin-socket';
-import { ADMIN_HELP, runAdminCommand } from './commands';
+import { ADMIN_HELP, readsStdin, runAdminCommand } from './commands';
 
 export interface Printer {
   out(line: string): void;
   err(line: string): void;
+  /** Redraws the current line (a progress bar); only where that is a terminal. */
+  redraw?(text: string): void;
 }
 
 const stdio: Printer = {
   out: (line) => process.stdout.write(`${line.replace(/\n$/, '')}\n`),
   err: (line) => process.stderr.write(`${line}\n`),
+  // An empty text clears the bar, leaving the cursor at the start of the line.
+  redraw: process.stderr.isTTY ? (text) => process.stderr.write(`\r\x1b[2K${text}`) : undefined,
 };
+
+/** Everything piped into the process (a password for set-password or --password-stdin). */
+async function readProcessStdin(): Promise<string> {
+  if (process.stdin.isTTY) throw new Error('the password is read from stdin: pipe it in (echo "$PASSWORD" | …)');
+  let text = '';
+  for await (const chunk of process.stdin) text += String(chunk);
+  return text;
+}
 
 /**
  * The admin CLI on the database the service would use with the same environment. It says which one
  * on stderr. An embedded database that a running service (or `npm start`) has open is reached
  * through that process; one that does not exist yet is not created.
  */
-export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: Printer = stdio): Promise<number> {
+export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: Printer = stdio, readStdin: () => Promise<string> = readProcessStdin): Promise<number> {
   if (argv.length === 0 || argv.includes('--help') || argv.includes('-h') || argv[0] === 'help') {
     print.out(ADMIN_HELP);
     return argv.length === 0 ? 2 : 0;
@@ -37,12 +49,22 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: Prin
     print.err(`config error: ${(error as Error).message}`);
     return 1;
   }
+  // Read before the command runs, so that a command forwarded to a running service carries it too.
+  let input: string | undefined;
+  if (readsStdin(argv)) {
+    try {
+      input = await readStdin();
+    } catch (error) {
+      print.err(`error: ${(error as Error).message}`);
+      return 2;
+    }
+  }
   const target = config.database;
   const runHere = async () => {
     const db = await openDb(target);
     try {
       await migrateToLatest(db);
-      return await runAdminCommand(argv, { db, config, ...print });
+      return await runAdminCommand(argv, { db, config, ...print, input, redraw: print.redraw });
     } finally {
       await db.destroy();
     }
@@ -58,7 +80,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: Prin
   const claim = claimEmbeddedDatabase(target.dir);
   if (!claim.claimed) {
     print.err(`database: ${describeDatabase(target)}, through the running process ${claim.owner.pid}`);
-    return forwardAdminCommand(claim.owner.adminSocket, argv, print);
+    return forwardAdminCommand(claim.owner.adminSocket, argv, print, input);
   }
   try {
     print.err(`database: ${describeDatabase(target)}`);

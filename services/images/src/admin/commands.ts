@@ -3,14 +3,15 @@ import type { Knex } from 'knex';
 import pino from 'pino';
 import { createServices } from '../app';
 import { createCategoriesRepository } from '../categories/categories-repository';
+import { createImagesRepository } from '../images/images-repository';
 import { categoryNameSchema } from '../categories/category-name';
 import type { ImagesConfig } from '../config';
 import { createMediaProcessor } from '../media/media-processor';
 import { createMetrics } from '../metrics/metrics';
-import { createFileStorage } from '../storage/file-storage';
-import { createUser, resetToken } from '../users/user-admin';
-import { createUsersRepository } from '../users/users-repository';
-import { formatByteSize, parseByteSize } from './byte-sizes';
+import type { StorageMigration, MigrationProgress } from '../images/storage-migration';
+import { createStorage, type Storage } from '../storage/storage';
+import { createUsersRepository, type GroupRow } from '../users/users-repository';
+import { formatByteSize, parseByteSize } from '../users/byte-sizes';
 
 export const ADMIN_HELP = `Image hosting admin
 
@@ -18,14 +19,19 @@ Usage: npm run admin -w services/images -- <command> [options]
    or: node dist/src/admin/cli.js <command> [options]
 
 Users
-  create-user <name> [--group <group>]      create a user (group "default" unless given); prints its token ONCE
-  reset-token <name>                        replace the user's token; prints the new one ONCE
+  create-user <name> [--group <group>] [--admin] [--password-stdin]
+                                            create a user (group "default" unless given); prints its account
+                                            token; with --password-stdin the first line of stdin is its password
+  reset-token <name>                        replace the user's account token; prints the new one
+  set-password <name>                       set the user's password from the first line of stdin
   set-group <name> <group>                  move a user to another membership group
-  list-users                                users with group, used and quota bytes
+  set-admin <name> yes|no                   make the user an admin (manages users and groups through the API) or not
+  disable-user <name> / enable-user <name>  every credential of a disabled user stops at once
+  list-users                                users with group, admin, disabled, used and quota bytes
 
 Groups
-  create-group <name> --max-file-size <size> --quota <size>
-  edit-group <name> [--max-file-size <size>] [--quota <size>] [--rename <new-name>]
+  create-group <name> --max-file-size <size> --quota <size> [--keep-metadata yes|no]
+  edit-group <name> [--max-file-size <size>] [--quota <size>] [--rename <new-name>] [--keep-metadata yes|no]
   list-groups
   Sizes are bytes or a number with a unit: 10MiB, 1GiB, 500KB. max-file-size may not exceed
   MAX_UPLOAD_BYTES (the multipart cap, kept equal to nginx client_max_body_size).
@@ -39,8 +45,15 @@ Recycle bin
                                             permanently delete bin items (all, or one user's, or older ones)
                                             and free their bytes
 
+Storage
+  storage:status                            how many images each backend (local, s3) holds
+  storage:migrate --to s3|local             move every image's files to that backend, verifying each
+                                            object (size and SHA-256); the service keeps serving meanwhile.
+                                            Stopped part-way, run it again: it resumes. Needs the S3_
+                                            variables (S3_BUCKET, ...) whichever way it moves.
+
 Configuration comes from the same environment variables as the service (DATABASE_URL, STORAGE_DIR, ...).
-With an embedded database (pglite:<dir>), stop the service first: PGlite allows one process at a time.
+An embedded database (pglite:<dir>) that a running service has open is reached through that service.
 
 Exit status: 0 success, 1 failure (message on stderr), 2 usage error.`;
 
@@ -49,9 +62,28 @@ export interface AdminContext {
   config: ImagesConfig;
   out(line: string): void;
   err(line: string): void;
+  /** What the operator piped into the command (a password), when the command reads stdin. */
+  input?: string;
+  /** Redraws a line in place (a progress bar), when the CLI's stderr is a terminal; else progress comes as plain lines. */
+  redraw?(text: string): void;
+}
+
+/** Commands that read a secret from stdin (the CLI reads it before the command runs, so it also travels to a running service). */
+export function readsStdin(argv: string[]): boolean {
+  return argv[0] === 'set-password' || argv.includes('--password-stdin');
 }
 
 export class UsageError extends Error {}
+
+function yesOrNo(value: string | undefined, usage: string): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value !== 'yes' && value !== 'no') throw new UsageError(`usage: ${usage}`);
+  return value === 'yes';
+}
+
+function describeGroup(prefix: string, group: GroupRow): string {
+  return `${prefix} ${group.name}: max file size ${formatByteSize(group.maxFileSize)}, quota ${formatByteSize(group.quotaBytes)}, ${group.keepMetadata ? 'keeps' : 'strips'} photo metadata`;
+}
 
 function positionals(values: string[], count: number, usage: string): string[] {
   if (values.length !== count) throw new UsageError(`usage: ${usage}`);
@@ -61,9 +93,11 @@ function positionals(values: string[], count: number, usage: string): string[] {
 /** Runs one admin command; returns the exit status. Errors are printed as one `error:` line on stderr. */
 export async function runAdminCommand(argv: string[], ctx: AdminContext): Promise<number> {
   const [command, ...rest] = argv;
+  let storage: Storage | undefined;
   try {
     if (!command) throw new UsageError('missing command');
-    await dispatch(command, rest, ctx);
+    storage = createStorage({ backend: ctx.config.storageBackend, storageDir: ctx.config.storageDir, timeZone: ctx.config.timeZone, s3: ctx.config.s3 });
+    await dispatch(command, rest, ctx, storage);
     return 0;
   } catch (error) {
     ctx.err(`error: ${(error as Error).message}`);
@@ -72,98 +106,157 @@ export async function runAdminCommand(argv: string[], ctx: AdminContext): Promis
       return 2;
     }
     return 1;
+  } finally {
+    await storage?.close();
   }
 }
 
-async function dispatch(command: string, args: string[], ctx: AdminContext): Promise<void> {
+const MIB = 1024 * 1024;
+
+/** `[#####-----]  50%  5/10 images  1.2 MiB`: the progress of a storage migration. */
+export function describeProgress(progress: MigrationProgress, width = 30): string {
+  const fraction = progress.total === 0 ? 1 : progress.done / progress.total;
+  const filled = Math.round(fraction * width);
+  const failed = progress.failed > 0 ? `, ${progress.failed} failed` : '';
+  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${String(Math.floor(fraction * 100)).padStart(3)}%  ${progress.done}/${progress.total} images  ${(progress.bytes / MIB).toFixed(1)} MiB${failed}`;
+}
+
+async function migrateStorage(migration: StorageMigration, to: 'local' | 's3', ctx: AdminContext): Promise<void> {
+  let lastTenth = -1;
+  const report = await migration.migrate(to, (progress) => {
+    if (ctx.redraw) {
+      ctx.redraw(describeProgress(progress));
+      return;
+    }
+    // Without a terminal (a log, a pipe, the running service's socket): a line per tenth.
+    const tenth = progress.total === 0 ? 10 : Math.floor((progress.done / progress.total) * 10);
+    if (tenth !== lastTenth) {
+      lastTenth = tenth;
+      ctx.out(describeProgress(progress));
+    }
+  });
+  ctx.redraw?.('');
+  if (report.leftoversRemoved > 0) ctx.out(`removed the old copies of ${report.leftoversRemoved} image(s) an interrupted run had moved`);
+  ctx.out(`moved ${report.moved} image(s) to ${to} (${(report.bytes / MIB).toFixed(1)} MiB, each object read back and compared)`);
+  for (const failure of report.failures) ctx.err(`image ${failure.imageId}: ${failure.reason}`);
+  if (report.remaining > 0) {
+    throw new Error(`${report.remaining} image(s) are still on ${to === 's3' ? 'local' : 's3'} (${report.failed} failed, the others were mid-step): run storage:migrate --to ${to} again`);
+  }
+  ctx.out(`every image is on ${to}`);
+}
+
+async function dispatch(command: string, args: string[], ctx: AdminContext, storage: Storage): Promise<void> {
   const users = createUsersRepository(ctx.db);
+  const { userAdmin, bin, storageMigration } = createServices({
+    config: ctx.config,
+    db: ctx.db,
+    storage,
+    media: createMediaProcessor(),
+    metrics: createMetrics(),
+    logger: pino({ level: 'silent' }),
+  });
+  const passwordFromStdin = () => {
+    const password = (ctx.input ?? '').split(/\r?\n/)[0] ?? '';
+    if (password === '') throw new UsageError('no password on stdin (pipe it in: echo "$PASSWORD" | … )');
+    return password;
+  };
   const parse = (options: Record<string, { type: 'string' }>) => parseArgs({ args, options, allowPositionals: true, strict: true });
   const requireUser = async (name: string) => {
     const user = await users.findByName(name);
     if (!user) throw new Error(`user ${name} does not exist`);
     return user;
   };
-  const requireGroup = async (name: string) => {
-    const group = await users.findGroupByName(name);
-    if (!group) throw new Error(`group ${name} does not exist`);
-    return group;
-  };
-  const checkMaxFileSize = (bytes: number) => {
-    if (bytes < 1) throw new Error('max-file-size must be at least 1 byte');
-    if (bytes > ctx.config.maxUploadBytes) {
-      throw new Error(
-        `max-file-size ${formatByteSize(bytes)} is above MAX_UPLOAD_BYTES (${formatByteSize(ctx.config.maxUploadBytes)}): raise MAX_UPLOAD_BYTES and nginx client_max_body_size first`,
-      );
-    }
-  };
-
   switch (command) {
     case 'create-user': {
-      const { positionals: names, values } = parse({ group: { type: 'string' } });
-      const [name] = positionals(names, 1, 'create-user <name> [--group <group>]');
-      const created = await createUser(ctx.db, { name: name!, groupName: values.group });
-      ctx.out(`created user ${name!.trim()} (id ${created.id}) in group ${values.group ?? 'default'}`);
-      ctx.out(`token (shown once, store it now): ${created.token}`);
+      const { positionals: names, values } = parseArgs({
+        args,
+        options: { group: { type: 'string' }, admin: { type: 'boolean' }, 'password-stdin': { type: 'boolean' } },
+        allowPositionals: true,
+        strict: true,
+      });
+      const [name] = positionals(names, 1, 'create-user <name> [--group <group>] [--admin] [--password-stdin]');
+      const password = values['password-stdin'] ? passwordFromStdin() : undefined;
+      const created = await userAdmin.createUser({ name: name!, groupName: values.group, password, isAdmin: values.admin ?? false });
+      ctx.out(`created user ${name!.trim()} (id ${created.id}) in group ${values.group ?? 'default'}${values.admin ? ', admin' : ''}${password ? ', with a password' : ''}`);
+      ctx.out(`token (store it now; the user also sees it in the account area): ${created.token}`);
       return;
     }
     case 'reset-token': {
       const [name] = positionals(parse({}).positionals, 1, 'reset-token <name>');
-      const token = await resetToken(ctx.db, name!);
-      ctx.out(`new token for ${name} (shown once; the old one no longer works): ${token}`);
+      const { token } = await userAdmin.resetToken((await requireUser(name!)).id);
+      ctx.out(`new token for ${name} (the old one no longer works): ${token}`);
+      return;
+    }
+    case 'set-password': {
+      const [name] = positionals(parse({}).positionals, 1, 'set-password <name>   (the password is the first line of stdin)');
+      const user = await requireUser(name!);
+      await userAdmin.setPassword(user.id, passwordFromStdin());
+      ctx.out(`password of ${user.name} set`);
       return;
     }
     case 'set-group': {
       const [name, groupName] = positionals(parse({}).positionals, 2, 'set-group <name> <group>');
-      const user = await requireUser(name!);
-      const group = await requireGroup(groupName!);
-      await users.setGroup(user.id, group.id);
-      ctx.out(`user ${user.name} is now in group ${group.name}`);
+      const user = await userAdmin.updateUser((await requireUser(name!)).id, { groupName });
+      ctx.out(`user ${user.name} is now in group ${user.groupName}`);
+      return;
+    }
+    case 'set-admin': {
+      const [name, flag] = positionals(parse({}).positionals, 2, 'set-admin <name> yes|no');
+      if (flag !== 'yes' && flag !== 'no') throw new UsageError('usage: set-admin <name> yes|no');
+      const user = await userAdmin.updateUser((await requireUser(name!)).id, { isAdmin: flag === 'yes' });
+      ctx.out(`user ${user.name} is ${user.isAdmin ? 'now an admin' : 'no longer an admin'}`);
+      return;
+    }
+    case 'disable-user':
+    case 'enable-user': {
+      const [name] = positionals(parse({}).positionals, 1, `${command} <name>`);
+      const user = await userAdmin.updateUser((await requireUser(name!)).id, { disabled: command === 'disable-user' });
+      ctx.out(`user ${user.name} ${user.disabled ? 'disabled: every credential stops at once' : 'enabled'}`);
       return;
     }
     case 'list-users': {
       positionals(parse({}).positionals, 0, 'list-users');
       const rows = await users.listUsers();
-      ctx.out(['id', 'name', 'group', 'used_bytes', 'quota_bytes', 'used'].join('\t'));
+      ctx.out(['id', 'name', 'group', 'used_bytes', 'quota_bytes', 'used', 'admin', 'disabled'].join('\t'));
       for (const user of rows) {
-        ctx.out([user.id, user.name, user.groupName, user.usedBytes, user.quotaBytes, `${formatByteSize(user.usedBytes)} / ${formatByteSize(user.quotaBytes)}`].join('\t'));
+        ctx.out(
+          [user.id, user.name, user.groupName, user.usedBytes, user.quotaBytes, `${formatByteSize(user.usedBytes)} / ${formatByteSize(user.quotaBytes)}`, user.isAdmin ? 'yes' : 'no', user.disabled ? 'yes' : 'no'].join('\t'),
+        );
       }
       return;
     }
     case 'create-group': {
-      const { positionals: names, values } = parse({ 'max-file-size': { type: 'string' }, quota: { type: 'string' } });
-      const [name] = positionals(names, 1, 'create-group <name> --max-file-size <size> --quota <size>');
-      if (!values['max-file-size'] || !values.quota) throw new UsageError('usage: create-group <name> --max-file-size <size> --quota <size>');
-      if (!/^[\w.-]{1,64}$/.test(name!)) throw new Error('group name must be 1-64 letters, digits or _.-');
-      const maxFileSize = parseByteSize(values['max-file-size']);
-      const quotaBytes = parseByteSize(values.quota);
-      checkMaxFileSize(maxFileSize);
-      if (await users.findGroupByName(name!)) throw new Error(`group ${name} already exists`);
-      await users.createGroup({ name: name!, maxFileSize, quotaBytes });
-      ctx.out(`created group ${name}: max file size ${formatByteSize(maxFileSize)}, quota ${formatByteSize(quotaBytes)}`);
+      const { positionals: names, values } = parse({ 'max-file-size': { type: 'string' }, quota: { type: 'string' }, 'keep-metadata': { type: 'string' } });
+      const usage = 'create-group <name> --max-file-size <size> --quota <size> [--keep-metadata yes|no]';
+      const [name] = positionals(names, 1, usage);
+      if (!values['max-file-size'] || !values.quota) throw new UsageError(`usage: ${usage}`);
+      const group = await userAdmin.createGroup({
+        name: name!,
+        maxFileSize: parseByteSize(values['max-file-size']),
+        quotaBytes: parseByteSize(values.quota),
+        keepMetadata: yesOrNo(values['keep-metadata'], usage),
+      });
+      ctx.out(describeGroup('created group', group));
       return;
     }
     case 'edit-group': {
-      const { positionals: names, values } = parse({ 'max-file-size': { type: 'string' }, quota: { type: 'string' }, rename: { type: 'string' } });
-      const [name] = positionals(names, 1, 'edit-group <name> [--max-file-size <size>] [--quota <size>] [--rename <new-name>]');
-      const group = await requireGroup(name!);
+      const { positionals: names, values } = parse({ 'max-file-size': { type: 'string' }, quota: { type: 'string' }, rename: { type: 'string' }, 'keep-metadata': { type: 'string' } });
+      const usage = 'edit-group <name> [--max-file-size <size>] [--quota <size>] [--rename <new-name>] [--keep-metadata yes|no]';
+      const [name] = positionals(names, 1, usage);
       const maxFileSize = values['max-file-size'] === undefined ? undefined : parseByteSize(values['max-file-size']);
       const quotaBytes = values.quota === undefined ? undefined : parseByteSize(values.quota);
-      if (maxFileSize !== undefined) checkMaxFileSize(maxFileSize);
-      if (values.rename !== undefined) {
-        if (!/^[\w.-]{1,64}$/.test(values.rename)) throw new Error('group name must be 1-64 letters, digits or _.-');
-        if (group.name === 'default') throw new Error('the default group keeps its name: new users are put in it');
-        if (await users.findGroupByName(values.rename)) throw new Error(`group ${values.rename} already exists`);
+      const keepMetadata = yesOrNo(values['keep-metadata'], usage);
+      if (maxFileSize === undefined && quotaBytes === undefined && values.rename === undefined && keepMetadata === undefined) {
+        throw new UsageError('nothing to change: give --max-file-size, --quota, --rename or --keep-metadata');
       }
-      if (maxFileSize === undefined && quotaBytes === undefined && values.rename === undefined) throw new UsageError('nothing to change: give --max-file-size, --quota or --rename');
-      await users.updateGroup(group.id, { name: values.rename, maxFileSize, quotaBytes });
-      const updated = await requireGroup(values.rename ?? group.name);
-      ctx.out(`group ${updated.name}: max file size ${formatByteSize(updated.maxFileSize)}, quota ${formatByteSize(updated.quotaBytes)}`);
+      const updated = await userAdmin.updateGroup(name!, { rename: values.rename, maxFileSize, quotaBytes, keepMetadata });
+      ctx.out(describeGroup('group', updated));
       return;
     }
     case 'list-groups': {
       positionals(parse({}).positionals, 0, 'list-groups');
-      ctx.out(['id', 'name', 'max_file_size', 'quota_bytes'].join('\t'));
-      for (const group of await users.listGroups()) ctx.out([group.id, group.name, group.maxFileSize, group.quotaBytes].join('\t'));
+      ctx.out(['id', 'name', 'max_file_size', 'quota_bytes', 'keep_metadata', 'users'].join('\t'));
+      for (const group of await users.listGroups()) ctx.out([group.id, group.name, group.maxFileSize, group.quotaBytes, group.keepMetadata ? 'yes' : 'no', group.userCount].join('\t'));
       return;
     }
     case 'create-category': {
@@ -195,17 +288,29 @@ async function dispatch(command: string, args: string[], ctx: AdminContext): Pro
         if (!/^\d+$/.test(values['older-than-days'])) throw new Error('--older-than-days must be a whole number');
         deletedBefore = new Date(Date.now() - Number(values['older-than-days']) * 24 * 60 * 60 * 1000);
       }
-      const storage = createFileStorage({ storageDir: ctx.config.storageDir, timeZone: ctx.config.timeZone });
-      const { bin } = createServices({
-        config: ctx.config,
-        db: ctx.db,
-        storage,
-        media: createMediaProcessor(),
-        metrics: createMetrics(),
-        logger: pino({ level: 'silent' }),
-      });
       const purged = await bin.purgeBinned({ deletedBefore, userId: user?.id });
       ctx.out(`purged ${purged} image(s) from the recycle bin`);
+      return;
+    }
+    case 'storage:status': {
+      positionals(parse({}).positionals, 0, 'storage:status');
+      const counts = await createImagesRepository(ctx.db).countByBackend();
+      ctx.out(`new uploads go to: ${ctx.config.storageBackend}`);
+      ctx.out(['backend', 'images', 'mid_step'].join('\t'));
+      for (const backend of ['local', 's3'] as const) {
+        const count = counts.find((candidate) => candidate.backend === backend);
+        ctx.out([backend, count?.atRest ?? 0, count?.inStep ?? 0].join('\t'));
+      }
+      return;
+    }
+    case 'storage:migrate': {
+      const usage = 'storage:migrate --to s3|local';
+      const { positionals: extra, values } = parse({ to: { type: 'string' } });
+      positionals(extra, 0, usage);
+      if (values.to !== 's3' && values.to !== 'local') throw new UsageError(`usage: ${usage}`);
+      if (!storage.isConfigured('s3')) throw new Error('storage:migrate needs the bucket: set S3_BUCKET (and S3_ENDPOINT, S3_REGION, ... as the service has them)');
+      await storage.prepare();
+      await migrateStorage(storageMigration, values.to, ctx);
       return;
     }
     default:

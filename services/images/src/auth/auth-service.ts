@@ -1,16 +1,135 @@
+import { randomBytes } from 'node:crypto';
 import { AppError } from '../errors/app-error';
 import { Messages } from '../errors/messages';
+import { UserAdminError, type UserAdmin } from '../users/user-admin';
 import type { UserRow, UsersRepository } from '../users/users-repository';
-import { hashToken } from './tokens';
+import type { CredentialKind, CredentialsRepository } from './credentials-repository';
+import { hashPassword, verifyPassword } from './passwords';
+import type { SignInLimiter, SignInVerdict } from './sign-in-limiter';
+import { generateToken, hashToken } from './tokens';
 
-export function createAuthService(deps: { users: UsersRepository }) {
+/** Who a request acts for, and with which credential. */
+export interface Principal {
+  user: UserRow;
+  credential: { id: number; kind: CredentialKind };
+}
+
+export interface SignedIn {
+  token: string;
+  expiresAt: Date;
+  user: UserRow;
+}
+
+/** Longest credential worth hashing: real ones are 43 characters. */
+const MAX_TOKEN_LENGTH = 256;
+/** `last_used_at` is written at most this often per credential: one write per request would be wasteful. */
+const TOUCH_EVERY_MS = 60 * 60 * 1000;
+const HOUR_MS = 60 * 60 * 1000;
+
+export function userAdminRefusal(error: UserAdminError): AppError {
+  const messages: Record<UserAdminError['failure'], string> = {
+    'name-invalid': Messages.userNameInvalid,
+    'name-taken': Messages.userNameTaken,
+    'user-missing': Messages.userNotFound,
+    'group-missing': Messages.groupNotFound,
+    'password-unacceptable': Messages.passwordUnacceptable,
+    'group-name-invalid': Messages.groupNameInvalid,
+    'group-name-taken': Messages.groupExists,
+    'group-limit-invalid': Messages.groupLimitInvalid,
+    'default-group-name': Messages.defaultGroupName,
+    'last-admin': Messages.lastAdmin,
+  };
+  return new AppError(messages[error.failure], 200);
+}
+
+function throttled(verdict: SignInVerdict): AppError {
+  return new AppError(Messages.signInThrottled, 200, { 'Retry-After': String(verdict.retryAfterSeconds) });
+}
+
+export function createAuthService(deps: {
+  users: UsersRepository;
+  credentials: CredentialsRepository;
+  userAdmin: UserAdmin;
+  limiter: SignInLimiter;
+  clock: () => Date;
+  sessionTtlHours: number;
+  registration: { enabled: boolean; groupName: string };
+}) {
+  const { users, credentials, limiter } = deps;
+  // Verified against when the name is unknown (or has no password), so that both take the time of a
+  // real check: the answer and its timing reveal nothing about which names exist.
+  const unknownUserHash = hashPassword(randomBytes(16).toString('hex'));
+
+  async function startSession(user: UserRow): Promise<SignedIn> {
+    const token = generateToken();
+    const expiresAt = new Date(deps.clock().getTime() + deps.sessionTtlHours * HOUR_MS);
+    await credentials.createSession(user.id, hashToken(token), expiresAt);
+    return { token, expiresAt, user };
+  }
+
   return {
-    /** The user a token belongs to; `请先登录` for a missing, unusable or unknown one alike. */
-    async authenticate(token: string | undefined): Promise<UserRow> {
-      if (!token) throw new AppError(Messages.notLoggedIn, 200);
-      const user = await deps.users.findByTokenHash(hashToken(token));
-      if (!user) throw new AppError(Messages.notLoggedIn, 200);
-      return user;
+    /** The principal of a credential; `请先登录` for a missing, unknown, revoked, expired or disabled one alike. */
+    async authenticate(token: string | undefined): Promise<Principal> {
+      if (!token || token.length > MAX_TOKEN_LENGTH) throw new AppError(Messages.notLoggedIn, 200);
+      const now = deps.clock();
+      const found = await credentials.findLive(hashToken(token), now);
+      if (!found) throw new AppError(Messages.notLoggedIn, 200);
+      if (!found.credential.lastUsedAt || now.getTime() - found.credential.lastUsedAt.getTime() > TOUCH_EVERY_MS) {
+        await credentials.touch(found.credential.id, now);
+      }
+      return { user: found.user, credential: { id: found.credential.id, kind: found.credential.kind } };
+    },
+
+    /**
+     * Name and password → a session credential. Limited per client address and per account name;
+     * an unknown name and a wrong password get the same answer after the same work.
+     */
+    async signIn(input: { name: string; password: string; address: string }): Promise<SignedIn> {
+      if (input.name.trim() === '' || input.password === '') throw new AppError(Messages.credentialsRequired, 200);
+      const byAddress = await limiter.countAttempt(input.address);
+      if (!byAddress.allowed) throw throttled(byAddress);
+      const byAccount = await limiter.accountLocked(input.name);
+      if (!byAccount.allowed) throw throttled(byAccount);
+      const found = await users.findForSignIn(input.name.trim());
+      const matches = await verifyPassword(input.password, found?.passwordHash ?? (await unknownUserHash));
+      if (!found || !found.passwordHash || !matches) {
+        await limiter.countFailure(input.name);
+        throw new AppError(Messages.invalidCredentials, 200);
+      }
+      if (found.user.disabled) throw new AppError(Messages.accountDisabled, 200);
+      await limiter.clearFailures(input.name);
+      return startSession(found.user);
+    },
+
+    /** Ends the session the request was made with. */
+    async signOut(principal: Principal): Promise<void> {
+      await credentials.deleteSession(principal.credential.id);
+    },
+
+    /** Self-registration (off unless configured): a user in the configured group, signed in at once. */
+    async register(input: { name: string; password: string; address: string }): Promise<SignedIn> {
+      if (!deps.registration.enabled) throw new AppError(Messages.registrationClosed, 200);
+      const byAddress = await limiter.countAttempt(input.address);
+      if (!byAddress.allowed) throw throttled(byAddress);
+      let created;
+      try {
+        created = await deps.userAdmin.createUser({ name: input.name, password: input.password, groupName: deps.registration.groupName });
+      } catch (error) {
+        if (error instanceof UserAdminError) throw userAdminRefusal(error);
+        throw error;
+      }
+      return startSession((await users.findById(created.id))!);
+    },
+
+    features() {
+      return { registration: deps.registration.enabled };
+    },
+
+    /** Housekeeping: sessions past their expiry and sign-in counters past their window. */
+    async removeExpired(): Promise<number> {
+      const now = deps.clock();
+      await limiter.removeExpired(now);
+      return credentials.deleteExpiredSessions(now);
     },
   };
 }

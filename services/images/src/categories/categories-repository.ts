@@ -15,10 +15,6 @@ export function createCategoriesRepository(db: Knex) {
       return row ? { id: Number(row.id) } : null;
     },
 
-    async findDefault(userId: number): Promise<{ id: number } | null> {
-      const row = await db('categories').where({ user_id: userId, is_default: true }).first('id');
-      return row ? { id: Number(row.id) } : null;
-    },
 
     async listForUser(userId: number): Promise<CategoryRow[]> {
       const rows = await db('categories as c')
@@ -40,6 +36,36 @@ export function createCategoriesRepository(db: Knex) {
         imageCount: Number(row.image_count),
         createdAt: row.created_at as Date,
       }));
+    },
+
+    /** 'missing' when it is not the user's category, 'taken' when the user has another one of that name. */
+    async rename(userId: number, categoryId: number, name: string): Promise<'renamed' | 'missing' | 'taken'> {
+      const clash = await db('categories').where({ user_id: userId, name }).whereNot('id', categoryId).first('id');
+      if (clash) return 'taken';
+      try {
+        const updated = await db('categories').where({ id: categoryId, user_id: userId }).update({ name });
+        return updated > 0 ? 'renamed' : 'missing';
+      } catch (error) {
+        // A concurrent rename or create took the name between the check and the update.
+        if ((error as { code?: string }).code === '23505') return 'taken';
+        throw error;
+      }
+    },
+
+    /**
+     * Deletes one of the user's categories after moving its images (stored, binned, or mid-step) to
+     * the user's default category, in one transaction. 'default' for the default category itself.
+     */
+    async deleteMovingImages(userId: number, categoryId: number): Promise<{ outcome: 'deleted'; moved: number } | { outcome: 'missing' | 'default' }> {
+      return db.transaction(async (trx) => {
+        const category = await trx('categories').where({ id: categoryId, user_id: userId }).forUpdate().first('id', 'is_default');
+        if (!category) return { outcome: 'missing' as const };
+        if (category.is_default) return { outcome: 'default' as const };
+        const fallback = await trx('categories').where({ user_id: userId, is_default: true }).first('id');
+        const moved = await trx('images').where({ user_id: userId, category_id: categoryId }).update({ category_id: fallback.id });
+        await trx('categories').where({ id: categoryId }).delete();
+        return { outcome: 'deleted' as const, moved: Number(moved) };
+      });
     },
 
     /** Returns null when the user already has a category with that name. */

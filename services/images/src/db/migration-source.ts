@@ -1,6 +1,10 @@
 import type { Knex } from 'knex';
 import * as initial from '../../migrations/20261122020000_initial';
 import * as imageTransitions from '../../migrations/20261123010000_image_transitions';
+import * as accounts from '../../migrations/20261124010000_accounts';
+import * as groupKeepsMetadata from '../../migrations/20261124020000_group_keeps_metadata';
+import * as imageCounts from '../../migrations/20261124200000_image_counts';
+import * as storageBackends from '../../migrations/20261125010000_storage_backends';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -11,6 +15,10 @@ interface Migration {
 const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['20261122020000_initial', initial],
   ['20261123010000_image_transitions', imageTransitions],
+  ['20261124010000_accounts', accounts],
+  ['20261124020000_group_keeps_metadata', groupKeepsMetadata],
+  ['20261124200000_image_counts', imageCounts],
+  ['20261125010000_storage_backends', storageBackends],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -13,6 +13,16 @@ import { migrationSource } from './migration-source';
 const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm') as { pg_trgm: Extension };
 
 /**
+ * knex-pglite (0.14) names a delete's command "DEL", which knex's postgres dialect does not know,
+ * so `.delete()` resolved to PGlite's raw result object instead of the count of deleted rows.
+ */
+class PGliteClient extends (ClientPgLite as unknown as new (config: Knex.Config) => { processResponse(obj: { method?: string }, runner: unknown): unknown }) {
+  override processResponse(obj: { method?: string }, runner: unknown): unknown {
+    return super.processResponse(obj.method === 'del' ? { ...obj, method: 'delete' } : obj, runner);
+  }
+}
+
+/**
  * PGlite has one connection, which knex-pglite serves as a pool of one: a query waiting for it is
  * queued behind the others, not refused for a full pool. On a busy machine that queue can be long,
  * so the wait is bounded generously.
@@ -35,7 +45,7 @@ export async function openDb(target: DatabaseTarget, options: { loadDataDir?: Bl
     loadDataDir: options.loadDataDir,
   });
   return knex({
-    client: ClientPgLite,
+    client: PGliteClient as unknown as typeof ClientPgLite,
     dialect: 'postgres',
     connection: { pglite } as unknown as Knex.StaticConnectionConfig,
     acquireConnectionTimeout: PGLITE_QUEUE_TIMEOUT_MS,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { categoryNameSchema } from '../categories/category-name';
 import { AppError } from '../errors/app-error';
 import { Messages } from '../errors/messages';
+import { BULK_MAX_IDS } from '../images/bulk-service';
 
 /**
  * Request parsing for the image API: raw query and body values in, typed values out, `参数错误`
@@ -9,19 +10,46 @@ import { Messages } from '../errors/messages';
  */
 export type RawFields = Record<string, unknown>;
 
-export type ActionName = 'upload' | 'list' | 'delete' | 'trash' | 'restore' | 'purge' | 'categories' | 'create_category' | 'profile';
+/**
+ * Who may call an action: anyone (`public`), any credential of a user (`token`: the account token, a
+ * named token or a session), a signed-in session only (`session`: the account area, where a token must
+ * not be able to read or replace itself), or an admin's session (`admin`).
+ */
+export type Access = 'public' | 'token' | 'session' | 'admin';
 
-const ACTION_METHODS: Record<ActionName, 'GET' | 'POST'> = {
-  upload: 'POST',
-  list: 'GET',
-  delete: 'POST',
-  trash: 'GET',
-  restore: 'POST',
-  purge: 'POST',
-  categories: 'GET',
-  create_category: 'POST',
-  profile: 'GET',
-};
+export const ACTIONS = {
+  upload: { method: 'POST', access: 'token' },
+  list: { method: 'GET', access: 'token' },
+  delete: { method: 'POST', access: 'token' },
+  trash: { method: 'GET', access: 'token' },
+  restore: { method: 'POST', access: 'token' },
+  purge: { method: 'POST', access: 'token' },
+  move: { method: 'POST', access: 'token' },
+  categories: { method: 'GET', access: 'token' },
+  create_category: { method: 'POST', access: 'token' },
+  rename_category: { method: 'POST', access: 'token' },
+  delete_category: { method: 'POST', access: 'token' },
+  profile: { method: 'GET', access: 'token' },
+  features: { method: 'GET', access: 'public' },
+  login: { method: 'POST', access: 'public' },
+  register: { method: 'POST', access: 'public' },
+  logout: { method: 'POST', access: 'session' },
+  token: { method: 'GET', access: 'session' },
+  reset_token: { method: 'POST', access: 'session' },
+  tokens: { method: 'GET', access: 'session' },
+  create_token: { method: 'POST', access: 'session' },
+  revoke_token: { method: 'POST', access: 'session' },
+  change_password: { method: 'POST', access: 'session' },
+  client_config: { method: 'POST', access: 'session' },
+  admin_users: { method: 'GET', access: 'admin' },
+  admin_create_user: { method: 'POST', access: 'admin' },
+  admin_update_user: { method: 'POST', access: 'admin' },
+  admin_groups: { method: 'GET', access: 'admin' },
+  admin_create_group: { method: 'POST', access: 'admin' },
+  admin_update_group: { method: 'POST', access: 'admin' },
+} as const satisfies Record<string, { method: 'GET' | 'POST'; access: Access }>;
+
+export type ActionName = keyof typeof ACTIONS;
 
 export const LIST_DEFAULT_LIMIT = 20;
 export const LIST_MAX_LIMIT = 100;
@@ -33,6 +61,12 @@ const positiveInt = (max: number) =>
   z
     .union([z.string().regex(/^\s*[1-9]\d{0,15}\s*$/).transform((text) => Number(text.trim())), z.number().int()])
     .pipe(z.number().int().min(1).max(max));
+
+// Built once: a zod schema is costly to build, and these run on every request.
+const imageIdSchema = positiveInt(ID_MAX);
+const pageSchema = positiveInt(PAGE_MAX);
+const keywordSchema = z.string().max(255);
+const idempotencyKeySchema = z.string().regex(/^[\x21-\x7e]{1,255}$/);
 
 /** Any integer ≥ 1, however many digits: an oversized limit is clamped, never refused. */
 const clampedLimit = z
@@ -49,9 +83,9 @@ function parseOr<T>(schema: z.ZodType<T>, value: unknown, message = Messages.bad
 /** The action, if `method` may call it; anything else is `不支持的操作` (so a prefetch never deletes). */
 export function parseAction(query: RawFields, method: string): ActionName {
   const action = query.action;
-  if (typeof action !== 'string' || !Object.hasOwn(ACTION_METHODS, action)) throw new AppError(Messages.unknownAction, 200);
+  if (typeof action !== 'string' || !Object.hasOwn(ACTIONS, action)) throw new AppError(Messages.unknownAction, 200);
   const name = action as ActionName;
-  if (ACTION_METHODS[name] !== (method === 'HEAD' ? 'GET' : method)) throw new AppError(Messages.unknownAction, 200);
+  if (ACTIONS[name].method !== (method === 'HEAD' ? 'GET' : method)) throw new AppError(Messages.unknownAction, 200);
   return name;
 }
 
@@ -77,12 +111,13 @@ export function bodyOrQuery(body: RawFields, query: RawFields, name: string): un
 }
 
 export function parseId(value: unknown): number {
-  return parseOr(positiveInt(ID_MAX), value);
+  return parseOr(imageIdSchema, value);
 }
 
-export function parseOptionalCategoryId(value: unknown): number | undefined {
+/** An optional id (category_id, group_id): absent or empty means none. */
+export function parseOptionalId(value: unknown): number | undefined {
   if (value === undefined || value === '') return undefined;
-  return parseOr(positiveInt(ID_MAX), value);
+  return parseOr(imageIdSchema, value);
 }
 
 export interface PageQuery {
@@ -93,13 +128,13 @@ export interface PageQuery {
 }
 
 export function parsePageQuery(query: RawFields): PageQuery {
-  const page = query.page === undefined ? 1 : parseOr(positiveInt(PAGE_MAX), query.page);
+  const page = query.page === undefined ? 1 : parseOr(pageSchema, query.page);
   // data.limit tells the client what was used.
   const limit = query.limit === undefined ? LIST_DEFAULT_LIMIT : parseOr(clampedLimit, query.limit);
-  const categoryId = parseOptionalCategoryId(query.category_id);
+  const categoryId = parseOptionalId(query.category_id);
   let keyword: string | undefined;
   if (query.keyword !== undefined) {
-    keyword = parseOr(z.string().max(255), query.keyword).trim();
+    keyword = parseOr(keywordSchema, query.keyword).trim();
     // Stored names never hold control characters, and Postgres refuses NUL in text outright.
     if (/\p{Cc}/u.test(keyword)) throw new AppError(Messages.badParameter, 200);
     if (keyword === '') keyword = undefined;
@@ -113,13 +148,57 @@ export function parseCategoryName(value: unknown): string {
 
 export function parseIdempotencyKey(value: unknown): string | undefined {
   if (value === undefined) return undefined;
-  return parseOr(z.string().regex(/^[\x21-\x7e]{1,255}$/), value);
+  return parseOr(idempotencyKeySchema, value);
 }
 
-/** The id and signature of a thumbnail request; null when they cannot name a thumbnail (answered 404). */
-export function parseThumbRequest(query: RawFields): { id: number; sig: string } | null {
+/** The id and signature of a signed link (thumbnail, deletion); null when they cannot name one (answered 404). */
+export function parseSignedLink(query: RawFields): { id: number; sig: string } | null {
   const { id, sig } = query;
   if (typeof id !== 'string' || typeof sig !== 'string' || !/^[1-9]\d{0,15}$/.test(id)) return null;
   const parsed = Number(id);
   return Number.isSafeInteger(parsed) ? { id: parsed, sig } : null;
+}
+
+/** `ids`: a JSON array, a comma-separated list, or the parameter repeated; 1 to 1000 positive integers. */
+export function parseIds(value: unknown): number[] {
+  const items = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : typeof value === 'number' ? [value] : [];
+  if (items.length === 0) throw new AppError(Messages.badParameter, 200);
+  if (items.length > BULK_MAX_IDS) throw new AppError(Messages.tooManyIds, 200);
+  return items.map((item) => parseId(item));
+}
+
+/** The target of delete/restore/purge: one `id` (the contract's form) or many `ids` (the bulk extension), not both. */
+export function parseIdOrIds(body: RawFields, query: RawFields): { id: number } | { ids: number[] } {
+  const id = bodyOrQuery(body, query, 'id');
+  const ids = bodyOrQuery(body, query, 'ids');
+  if (ids !== undefined && id !== undefined) throw new AppError(Messages.badParameter, 200);
+  return ids !== undefined ? { ids: parseIds(ids) } : { id: parseId(id) };
+}
+
+/** A text field from the body only: passwords and names never travel in a URL. */
+export function bodyText(body: RawFields, name: string, max = 1024): string {
+  return parseOr(z.string().max(max), body[name] ?? '');
+}
+
+export function parseOptionalBoolean(value: unknown): boolean | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (value === true || value === 'true' || value === '1') return true;
+  if (value === false || value === 'false' || value === '0') return false;
+  throw new AppError(Messages.badParameter, 200);
+}
+
+/** A byte count: a whole number ≥ 0 (as digits, or a JSON number). */
+export function parseOptionalBytes(value: unknown): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  return parseOr(z.union([z.string().regex(/^\s*\d{1,16}\s*$/).transform((text) => Number(text.trim())), z.number().int()]).pipe(z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)), value);
+}
+
+export function parseUploadClient(value: unknown): 'sharex' | 'picgo' {
+  if (value === 'sharex' || value === 'picgo') return value;
+  throw new AppError(Messages.badParameter, 200);
+}
+
+/** A name for a named token: as a category name, 1-64 characters without control characters. */
+export function parseTokenName(value: unknown): string {
+  return parseOr(categoryNameSchema, value);
 }

@@ -1,41 +1,52 @@
+import { pipeline } from 'node:stream/promises';
 import express, { type Request, type Response } from 'express';
-import type { AuthService } from '../auth/auth-service';
+import type { AccountService } from '../auth/account-service';
+import type { AuthService, Principal } from '../auth/auth-service';
 import type { CategoriesService } from '../categories/categories-service';
 import { AppError } from '../errors/app-error';
 import { Messages } from '../errors/messages';
 import type { BinService } from '../images/bin-service';
+import type { BulkService } from '../images/bulk-service';
 import type { ListingService } from '../images/listing-service';
 import type { ThumbnailService } from '../images/thumbnail-service';
 import type { UploadService } from '../images/upload-service';
 import type { Metrics, UploadOutcome } from '../metrics/metrics';
-import type { UserRow } from '../users/users-repository';
+import type { AdminService } from '../users/admin-service';
 import type { ProfileService } from '../users/profile-service';
+import { createAccountActions } from './account-actions';
+import type { ActionHandler } from './actions';
+import { createAdminActions } from './admin-actions';
+import { confirmationPage, DELETION_PAGE_HEADERS, deletedPage, goneLinkPage } from './deletion-page';
 import { fail, ok } from './envelope';
+import { createImageActions } from './image-actions';
 import {
-  bodyOrQuery,
+  ACTIONS,
   fieldsOf,
   parseAction,
-  parseCategoryName,
-  parseId,
   parseIdempotencyKey,
-  parseOptionalCategoryId,
-  parsePageQuery,
-  parseThumbRequest,
+  parseOptionalId,
+  parseSignedLink,
   presentedToken,
+  type ActionName,
 } from './image-params';
 import type { UploadReceiver } from './upload-receiver';
 
 export interface ImageRoutesDeps {
   auth: AuthService;
+  account: AccountService;
+  admin: AdminService;
   uploads: UploadService;
   listing: ListingService;
   bin: BinService;
+  bulk: BulkService;
   categories: CategoriesService;
   profile: ProfileService;
   thumbnails: ThumbnailService;
   receiver: UploadReceiver;
   metrics: Metrics;
   maxUploadBytes: number;
+  formatTime: (date: Date) => string;
+  clock: () => Date;
 }
 
 function uploadOutcome(error: unknown): UploadOutcome {
@@ -56,9 +67,21 @@ function uploadOutcome(error: unknown): UploadOutcome {
   }
 }
 
+/** The account area needs a signed-in session; the admin actions, an admin's. */
+function requireAccess(action: ActionName, principal: Principal): void {
+  const access = ACTIONS[action].access;
+  if ((access === 'session' || access === 'admin') && principal.credential.kind !== 'session') throw new AppError(Messages.signInRequired, 200);
+  if (access === 'admin' && !principal.user.isAdmin) throw new AppError(Messages.forbidden, 200);
+}
+
 export function createImageRoutes(deps: ImageRoutesDeps): express.Router {
   const { auth } = deps;
   const router = express.Router();
+  const handlers: Record<Exclude<ActionName, 'upload'>, ActionHandler> = {
+    ...createImageActions(deps),
+    ...createAccountActions(deps),
+    ...createAdminActions(deps),
+  };
 
   /**
    * The upload, top to bottom. Counted here and only here; every temp file it made is removed in
@@ -71,14 +94,15 @@ export function createImageRoutes(deps: ImageRoutesDeps): express.Router {
     let outcome;
     try {
       const headerOrQuery = presentedToken(req.get('x-api-token'), req.query.token);
-      let user: UserRow | undefined = headerOrQuery.present ? await auth.authenticate(headerOrQuery.token) : undefined;
-      const body = await receipt.receive(req, res, Math.min(user?.maxFileSize ?? deps.maxUploadBytes, deps.maxUploadBytes));
-      user ??= await auth.authenticate(presentedToken(body.fields.token).token);
+      let principal: Principal | undefined = headerOrQuery.present ? await auth.authenticate(headerOrQuery.token) : undefined;
+      const limit = Math.min(principal?.user.maxFileSize ?? deps.maxUploadBytes, deps.maxUploadBytes);
+      const body = await receipt.receive(req, res, limit);
+      principal ??= await auth.authenticate(presentedToken(body.fields.token).token);
       const idempotencyKey = parseIdempotencyKey(req.get('idempotency-key'));
       if (!body.file || body.file.size === 0) throw new AppError(Messages.noFile, 200);
-      const categoryId = parseOptionalCategoryId(body.fields.category_id ?? req.query.category_id);
+      const categoryId = parseOptionalId(body.fields.category_id ?? req.query.category_id);
 
-      outcome = await deps.uploads.upload({ user, file: body.file, categoryId, idempotencyKey });
+      outcome = await deps.uploads.upload({ user: principal.user, file: body.file, categoryId, idempotencyKey });
       deps.metrics.countUpload(outcome.replayed ? 'replayed' : 'stored');
       if (outcome.madeThumbnail) deps.metrics.countThumbnail();
     } catch (error) {
@@ -97,62 +121,75 @@ export function createImageRoutes(deps: ImageRoutesDeps): express.Router {
     res.locals.metricsRoute = action;
     if (action === 'upload') return upload(req, res);
 
+    let principal: Principal | undefined;
     // Precedence header > query > body; a present but wrong token never falls back to another source.
     const headerOrQuery = presentedToken(req.get('x-api-token'), req.query.token);
-    let user: UserRow | undefined = headerOrQuery.present ? await auth.authenticate(headerOrQuery.token) : undefined;
+    const isPublic = ACTIONS[action].access === 'public';
+    if (headerOrQuery.present && !isPublic) principal = await auth.authenticate(headerOrQuery.token);
     if (req.method === 'POST' && req.is('multipart/form-data')) await deps.receiver.fields(req, res);
     const body = fieldsOf(req.body);
-    user ??= await auth.authenticate(presentedToken(body.token).token);
-    const query = req.query as Record<string, unknown>;
-
-    switch (action) {
-      case 'list':
-        res.json(ok(Messages.ok, await deps.listing.list(user, parsePageQuery(query))));
-        return;
-      case 'trash':
-        res.json(ok(Messages.ok, await deps.listing.trash(user, parsePageQuery(query))));
-        return;
-      case 'delete':
-        await deps.bin.delete(user, parseId(bodyOrQuery(body, query, 'id')));
-        res.json(ok(Messages.deleted));
-        return;
-      case 'restore':
-        await deps.bin.restore(user, parseId(bodyOrQuery(body, query, 'id')));
-        res.json(ok(Messages.restored));
-        return;
-      case 'purge':
-        await deps.bin.purge(user, parseId(bodyOrQuery(body, query, 'id')));
-        res.json(ok(Messages.purged));
-        return;
-      case 'categories':
-        res.json(ok(Messages.ok, await deps.categories.list(user)));
-        return;
-      case 'create_category':
-        res.json(ok(Messages.categoryCreated, await deps.categories.create(user, parseCategoryName(bodyOrQuery(body, query, 'name')))));
-        return;
-      case 'profile':
-        res.json(ok(Messages.ok, await deps.profile.profile(user)));
-        return;
+    if (!isPublic) {
+      principal ??= await auth.authenticate(presentedToken(body.token).token);
+      requireAccess(action, principal);
     }
+
+    const answer = await handlers[action]({
+      principal: principal as Principal,
+      body,
+      query: req.query as Record<string, unknown>,
+      address: req.ip ?? 'unknown',
+      now: deps.clock(),
+    });
+    if ('download' in answer) {
+      res.attachment(answer.download.fileName).type(answer.download.contentType).set('Cache-Control', 'no-store').send(answer.download.content);
+      return;
+    }
+    if (answer.headers) res.set(answer.headers);
+    res.json(ok(answer.message, answer.data));
   });
 
   router.get('/api/thumb.php', async (req, res) => {
     res.locals.metricsRoute = 'thumb';
-    const request = parseThumbRequest(req.query);
+    const request = parseSignedLink(req.query);
     const found = request && (await deps.thumbnails.thumbnail(request.id, request.sig));
     if (!found) throw new AppError(Messages.imageNotFound, 404);
-    res.sendFile(
-      found.path,
-      {
-        headers: { 'Content-Type': found.mimeType, 'X-Content-Type-Options': 'nosniff' },
-        // Revalidated daily: a binned image must stop answering within a day even from caches.
-        maxAge: '1d',
-        dotfiles: 'deny',
-      },
-      (error) => {
-        if (error && !res.headersSent) res.status(404).json(fail(Messages.imageNotFound));
-      },
-    );
+    const { object, mimeType } = found;
+    res.set({
+      'Content-Type': mimeType,
+      'X-Content-Type-Options': 'nosniff',
+      // Revalidated daily: a binned image must stop answering within a day even from caches.
+      'Cache-Control': 'public, max-age=86400',
+      'Last-Modified': object.lastModified.toUTCString(),
+      ETag: object.etag,
+    });
+    if (req.fresh) {
+      object.body.destroy();
+      res.status(304).end();
+      return;
+    }
+    res.set('Content-Length', String(object.size));
+    if (req.method === 'HEAD') {
+      object.body.destroy();
+      res.end();
+      return;
+    }
+    // Headers are out: a failure now (the client went away, the store's stream broke) can only cut
+    // the response short, which pipeline does; it is logged, not answered.
+    await pipeline(object.body, res).catch((error: unknown) => req.log?.warn({ err: error }, 'thumbnail response ended early'));
+  });
+
+  // The deletion link of an upload answer (ShareX's DeletionURL): GET asks, POST deletes.
+  router.get('/api/delete.php', async (req, res) => {
+    res.locals.metricsRoute = 'delete_link';
+    const link = parseSignedLink(req.query);
+    const image = link && (await deps.bin.imageForDeletionLink(link.id, link.sig));
+    res.status(image ? 200 : 404).set(DELETION_PAGE_HEADERS).send(image ? confirmationPage(image.originalName) : goneLinkPage());
+  });
+  router.post('/api/delete.php', async (req, res) => {
+    res.locals.metricsRoute = 'delete_link';
+    const link = parseSignedLink(req.query);
+    const deleted = link !== null && (await deps.bin.deleteByLink(link.id, link.sig));
+    res.status(deleted ? 200 : 404).set(DELETION_PAGE_HEADERS).send(deleted ? deletedPage() : goneLinkPage());
   });
 
   return router;

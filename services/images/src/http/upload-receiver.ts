@@ -5,7 +5,7 @@ import multer from 'multer';
 import { AppError } from '../errors/app-error';
 import { Messages, type Message } from '../errors/messages';
 import type { ReceivedFile } from '../images/upload-service';
-import type { FileStorage } from '../storage/file-storage';
+import type { TempFiles } from '../storage/temp-files';
 
 const multipartLimits = { fields: 20, fieldSize: 64 * 1024, parts: 25, headerPairs: 100 };
 
@@ -44,7 +44,7 @@ function runMultipart(handler: (req: Request, res: Response, next: (error?: unkn
  * does not grow with the file) and stops at the size limit; the receiver remembers every temp file
  * it made, so one `discard()` after the request removes whatever is left, however it ended.
  */
-export function createUploadReceiver(storage: FileStorage) {
+export function createUploadReceiver(temp: TempFiles) {
   // Non-file POST actions also accept multipart bodies; any file part there is refused.
   const fieldsOnly = multer({ limits: { ...multipartLimits, files: 0 }, defParamCharset: 'utf8' }).none();
 
@@ -58,10 +58,15 @@ export function createUploadReceiver(storage: FileStorage) {
       const tempFiles: string[] = [];
       /** One per file part: settles when its write has ended either way, its descriptor closed. */
       const writes: Promise<void>[] = [];
+      /** A temp path this receipt will remove in `discard()` (for files made from the upload). */
+      const newTempPath = (): string => {
+        const tempPath = temp.newTempPath();
+        tempFiles.push(tempPath);
+        return tempPath;
+      };
       const engine: multer.StorageEngine = {
         _handleFile(_req, file, done) {
-          const tempPath = storage.newTempPath();
-          tempFiles.push(tempPath);
+          const tempPath = newTempPath();
           const out = fs.createWriteStream(tempPath, { flags: 'wx' });
           // 'close' is the end of the write either way: on an early error pipeline calls back before a
           // descriptor that was still opening is closed, and that open creates the file.
@@ -80,7 +85,7 @@ export function createUploadReceiver(storage: FileStorage) {
             res,
             true,
           );
-          const file = req.file ? { path: req.file.path, size: req.file.size, originalName: req.file.originalname } : undefined;
+          const file = req.file ? { path: req.file.path, size: req.file.size, originalName: req.file.originalname, newTempPath } : undefined;
           return { fields: req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {}, file };
         },
         /**
@@ -90,7 +95,7 @@ export function createUploadReceiver(storage: FileStorage) {
          */
         async discard(): Promise<void> {
           await Promise.all(writes);
-          await Promise.all(tempFiles.map((tempPath) => storage.removeTemp(tempPath)));
+          await Promise.all(tempFiles.map((tempPath) => temp.removeTemp(tempPath)));
         },
       };
     },

@@ -3,6 +3,7 @@ import { Messages } from '../errors/messages';
 import type { UserRow } from '../users/users-repository';
 import type { ImageFiles } from './image-files';
 import type { ImagesRepository, Move } from './images-repository';
+import type { LinkSigner } from './link-signer';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const PURGE_BATCH = 500;
@@ -14,11 +15,11 @@ export const FROM_BIN: Move = { from: 'binned', via: 'restoring', to: 'stored' }
  * Delete, restore and purge: each is commit (the row enters its step), file operation, commit. A
  * crash in between leaves the row in its step, and recovery (recovery-service.ts) finishes it.
  */
-export function createBinService(deps: { images: ImagesRepository; files: ImageFiles; clock: () => Date; recycleRetentionDays: number }) {
+export function createBinService(deps: { images: ImagesRepository; files: ImageFiles; signer: LinkSigner; clock: () => Date; recycleRetentionDays: number }) {
   const { images, files } = deps;
 
-  async function move(user: UserRow, id: number, step: Move): Promise<void> {
-    const image = await images.startStep(id, step, { userId: user.id });
+  async function move(userId: number, id: number, step: Move): Promise<void> {
+    const image = await images.startStep(id, step, { userId });
     if (!image) throw new AppError(Messages.imageNotFound, 200);
     try {
       await files.place(image, step.to === 'binned' ? 'bin' : 'public');
@@ -54,11 +55,32 @@ export function createBinService(deps: { images: ImagesRepository; files: ImageF
   return {
     /** Moves the image to the bin: its file leaves public/ so url and thumb_url answer 404. */
     delete(user: UserRow, id: number): Promise<void> {
-      return move(user, id, TO_BIN);
+      return move(user.id, id, TO_BIN);
     },
 
     restore(user: UserRow, id: number): Promise<void> {
-      return move(user, id, FROM_BIN);
+      return move(user.id, id, FROM_BIN);
+    },
+
+    /** The stored image a signed deletion link names (for its confirmation page); null for a bad link or an image no longer stored. */
+    async imageForDeletionLink(id: number, sig: string): Promise<{ originalName: string } | null> {
+      if (!deps.signer.deletion.verify(id, sig)) return null;
+      const image = await images.findById(id);
+      return image && image.status === 'stored' ? { originalName: image.originalName } : null;
+    },
+
+    /** A confirmed deletion link: the image goes to its owner's bin (from where the owner can restore it). */
+    async deleteByLink(id: number, sig: string): Promise<boolean> {
+      if (!deps.signer.deletion.verify(id, sig)) return false;
+      const image = await images.findById(id);
+      if (!image || image.status !== 'stored') return false;
+      try {
+        await move(image.userId, id, TO_BIN);
+        return true;
+      } catch (error) {
+        if (error instanceof AppError && error.message === Messages.imageNotFound) return false;
+        throw error;
+      }
     },
 
     /** Permanently removes one image from the user's bin and frees its bytes. */

@@ -1,33 +1,73 @@
 import type { Logger } from 'pino';
-import type { FileStorage } from '../storage/file-storage';
+import { mimeTypeForFormat } from '../media/media-processor';
+import type { ObjectStore, OpenedObject } from '../storage/object-store';
+import type { Storage } from '../storage/storage';
+import type { StorageArea } from '../storage/storage-keys';
 import type { ImageRow } from './images-repository';
 
+type ImageObjects = Pick<ImageRow, 'id' | 'storageKey' | 'thumbKey' | 'storageBackend' | 'format'>;
+
 /**
- * The files of one image, for the steps between two commits: each operation may run again after a
- * crash (recovery) and must then find its work done or do it, never fail on its own leftovers.
+ * The objects of one image, in the backend its row names, for the steps between two commits: each
+ * operation may run again after a crash (recovery) and must then find its work done or do it, never
+ * fail on its own leftovers.
+ *
+ * While a second backend is configured (a storage migration between them), a copy of the image may
+ * also sit in the other one: one that an interrupted migration wrote before its commit, or did not
+ * remove after it. nginx serves /i/ from the local disk first and the bucket second, so such a copy
+ * in public/ would go on serving a binned image: every step that takes an original out of public/,
+ * or removes the image, removes it from the other backends too.
  */
-export function createImageFiles(storage: FileStorage, logger: Logger) {
+export function createImageFiles(storage: Storage, logger: Logger) {
+  const others = (image: ImageObjects): ObjectStore[] => storage.configured.filter((store) => store.backend !== image.storageBackend);
+  const storeOf = (image: ImageObjects): ObjectStore => storage.storeFor(image.storageBackend);
+
   return {
+    /** Stores an upload's objects durably: the original (a temp file) in public/, the thumbnail in thumbs/. */
+    async storeUpload(image: ImageObjects, originalFile: string, thumbnail: Buffer | null): Promise<void> {
+      const store = storeOf(image);
+      await store.putFile('public', image.storageKey, originalFile, mimeTypeForFormat(image.format));
+      if (thumbnail && image.thumbKey) await store.putBytes('thumbs', image.thumbKey, thumbnail, 'image/webp');
+    },
+
     /** Puts the original in `area` (public: served under /i/; bin: not served), from the other area. */
-    async place(image: ImageRow, area: 'public' | 'bin'): Promise<void> {
+    async place(image: ImageObjects, area: 'public' | 'bin'): Promise<void> {
       const from = area === 'public' ? 'bin' : 'public';
-      if (await storage.exists(from, image.storageKey)) {
-        await storage.move(from, area, image.storageKey);
+      const store = storeOf(image);
+      for (const other of others(image)) await other.remove(from, image.storageKey);
+      if (await store.exists(from, image.storageKey)) {
+        await store.move(from, area, image.storageKey);
         return;
       }
       // Moved already (by the step that crashed, or another recovery run); or lost.
-      if (!(await storage.exists(area, image.storageKey))) {
-        logger.error({ imageId: image.id, storageKey: image.storageKey }, 'image file missing from both public/ and bin/');
+      if (!(await store.exists(area, image.storageKey))) {
+        logger.error({ imageId: image.id, storageKey: image.storageKey, backend: image.storageBackend }, 'image file missing from both public/ and bin/');
       }
     },
 
-    /** Removes the original (wherever it is) and the thumbnail. */
-    async removeAll(image: ImageRow): Promise<void> {
-      await storage.remove('public', image.storageKey);
-      await storage.remove('bin', image.storageKey);
-      if (image.thumbKey) await storage.remove('thumbs', image.thumbKey);
+    /** Removes the original (wherever it is) and the thumbnail, from every configured backend. */
+    async removeAll(image: Pick<ImageObjects, 'storageKey' | 'thumbKey'>): Promise<void> {
+      for (const store of storage.configured) await removeFrom(store, image);
+    },
+
+    /** Removes the image's objects from one backend (the copies a storage migration left there). */
+    removeFrom,
+
+    /** The bytes the thumbnail URL serves: the WebP thumbnail, or the original when it is its own thumbnail. */
+    async openThumbnail(image: ImageObjects): Promise<{ object: OpenedObject; mimeType: string } | null> {
+      const [area, key, mimeType]: [StorageArea, string, string] = image.thumbKey
+        ? ['thumbs', image.thumbKey, 'image/webp']
+        : ['public', image.storageKey, mimeTypeForFormat(image.format)];
+      const object = await storeOf(image).open(area, key);
+      return object && { object, mimeType };
     },
   };
+
+  async function removeFrom(store: ObjectStore, image: Pick<ImageObjects, 'storageKey' | 'thumbKey'>): Promise<void> {
+    await store.remove('public', image.storageKey);
+    await store.remove('bin', image.storageKey);
+    if (image.thumbKey) await store.remove('thumbs', image.thumbKey);
+  }
 }
 
 export type ImageFiles = ReturnType<typeof createImageFiles>;

@@ -1,7 +1,18 @@
-import type { ThumbSigner } from '../thumbnails/thumb-signer';
 import type { ImageRow } from './images-repository';
+import type { LinkSigner } from './link-signer';
 
-/** The upload answer (`data` of upload), field order as in the contract. */
+/** Ready-to-paste forms of an image's address (an extension of the contract's fields). */
+export interface ImageLinks {
+  url: string;
+  thumbnail: string;
+  markdown: string;
+  html: string;
+  bbcode: string;
+  /** A page that asks before it moves the image to the bin (ShareX's DeletionURL): a bare GET deletes nothing. */
+  delete: string;
+}
+
+/** The upload answer (`data` of upload), field order as in the contract, then the extension. */
 export interface UploadResult {
   id: number;
   url: string;
@@ -10,6 +21,7 @@ export interface UploadResult {
   file_size: number;
   width: number;
   height: number;
+  links: ImageLinks;
 }
 
 export interface ListItem {
@@ -19,9 +31,27 @@ export interface ListItem {
   thumb_url: string;
   file_size: number;
   create_time: string;
+  links: ImageLinks;
 }
 
-/** `YYYY-MM-DD HH:MM:SS` in the configured zone. */
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+}
+
+/** Markdown alt text: brackets escaped (names hold no backslash or line break: see cleanOriginalName). */
+function markdownAlt(text: string): string {
+  return text.replace(/[[\]]/g, (char) => `\\${char}`);
+}
+
+/** Every zone offset is a multiple of 15 minutes and changes at a local hour or half hour: at a UTC quarter hour. */
+const QUARTER_HOUR_MS = 15 * 60 * 1000;
+const MAX_CACHED_OFFSETS = 10_000;
+
+/**
+ * `YYYY-MM-DD HH:MM:SS` in the configured zone. Intl's formatToParts is slow to run twenty times per
+ * list page, so the zone's offset is asked once per UTC quarter hour (within which it cannot change)
+ * and the fields are taken from the shifted time.
+ */
 export function createTimeFormatter(timeZone: string): (date: Date) => string {
   const parts = new Intl.DateTimeFormat('en-CA', {
     timeZone,
@@ -33,20 +63,48 @@ export function createTimeFormatter(timeZone: string): (date: Date) => string {
     second: '2-digit',
     hourCycle: 'h23',
   });
+  const offsets = new Map<number, number>();
+  const offsetAt = (quarter: number): number => {
+    let offset = offsets.get(quarter);
+    if (offset === undefined) {
+      const at = new Date(quarter * QUARTER_HOUR_MS);
+      const p = Object.fromEntries(parts.formatToParts(at).map((part) => [part.type, part.value]));
+      offset = Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute), Number(p.second)) - at.getTime();
+      if (offsets.size >= MAX_CACHED_OFFSETS) offsets.clear();
+      offsets.set(quarter, offset);
+    }
+    return offset;
+  };
+  const two = (n: number) => (n < 10 ? `0${n}` : String(n));
   return (date) => {
-    const p = Object.fromEntries(parts.formatToParts(date).map((part) => [part.type, part.value]));
-    return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second}`;
+    const ms = date.getTime();
+    const local = new Date(ms + offsetAt(Math.floor(ms / QUARTER_HOUR_MS)));
+    const year = local.getUTCFullYear();
+    const yyyy = year >= 0 && year < 10000 ? String(year).padStart(4, '0') : String(year);
+    return `${yyyy}-${two(local.getUTCMonth() + 1)}-${two(local.getUTCDate())} ${two(local.getUTCHours())}:${two(local.getUTCMinutes())}:${two(local.getUTCSeconds())}`;
   };
 }
 
 /** How images are shown to clients: absolute URLs, signed thumbnail URLs, times in the zone. */
-export function createImageViews(options: { publicBaseUrl: string; timeZone: string; signer: ThumbSigner }) {
+export function createImageViews(options: { publicBaseUrl: string; timeZone: string; signer: LinkSigner }) {
   const formatTime = createTimeFormatter(options.timeZone);
   const imageUrl = (storageKey: string) => `${options.publicBaseUrl}/i/${storageKey}`;
-  const thumbUrl = (id: number) => `${options.publicBaseUrl}/api/thumb.php?id=${id}&sig=${options.signer.sign(id)}`;
+  const thumbUrl = (id: number) => `${options.publicBaseUrl}/api/thumb.php?id=${id}&sig=${options.signer.thumb.sign(id)}`;
+  const links = (image: Pick<ImageRow, 'id' | 'storageKey' | 'originalName'>): ImageLinks => {
+    const url = imageUrl(image.storageKey);
+    return {
+      url,
+      thumbnail: thumbUrl(image.id),
+      markdown: `![${markdownAlt(image.originalName)}](${url})`,
+      html: `<img src="${escapeHtml(url)}" alt="${escapeHtml(image.originalName)}">`,
+      bbcode: `[img]${url}[/img]`,
+      delete: `${options.publicBaseUrl}/api/delete.php?id=${image.id}&sig=${options.signer.deletion.sign(image.id)}`,
+    };
+  };
 
   return {
     formatTime,
+    links,
 
     uploadResult(image: Pick<ImageRow, 'id' | 'storageKey' | 'originalName' | 'fileSize' | 'width' | 'height'>): UploadResult {
       return {
@@ -57,6 +115,7 @@ export function createImageViews(options: { publicBaseUrl: string; timeZone: str
         file_size: image.fileSize,
         width: image.width,
         height: image.height,
+        links: links(image),
       };
     },
 
@@ -68,6 +127,7 @@ export function createImageViews(options: { publicBaseUrl: string; timeZone: str
         thumb_url: thumbUrl(image.id),
         file_size: image.fileSize,
         create_time: formatTime(image.createdAt),
+        links: links(image),
       };
     },
   };

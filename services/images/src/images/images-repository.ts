@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { StorageBackend } from '../storage/object-store';
 
 /**
  * stored and binned are where images live; the others are steps in progress, each between two
@@ -15,6 +16,10 @@ export interface ImageRow {
   categoryId: number;
   storageKey: string;
   thumbKey: string | null;
+  /** The backend holding the image's objects. */
+  storageBackend: StorageBackend;
+  /** A backend that may still hold a copy a storage migration left behind, to be removed. */
+  storageLeftover: StorageBackend | null;
   format: string;
   originalName: string;
   fileSize: number;
@@ -28,9 +33,11 @@ export interface ImageRow {
 
 export interface NewImage {
   userId: number;
-  categoryId: number;
+  /** Null: the user's default category. */
+  categoryId: number | null;
   storageKey: string;
   thumbKey: string | null;
+  storageBackend: StorageBackend;
   format: string;
   originalName: string;
   fileSize: number;
@@ -54,6 +61,8 @@ function toImage(row: Record<string, unknown>): ImageRow {
     categoryId: Number(row.category_id),
     storageKey: String(row.storage_key),
     thumbKey: row.thumb_key === null ? null : String(row.thumb_key),
+    storageBackend: row.storage_backend as StorageBackend,
+    storageLeftover: (row.storage_leftover as StorageBackend | null) ?? null,
     format: String(row.format),
     originalName: String(row.original_name),
     fileSize: Number(row.file_size),
@@ -93,44 +102,60 @@ export function createImagesRepository(db: Knex) {
      * quota. A claimed idempotency key is tied to the row. Null, with nothing changed, when the bytes
      * do not fit.
      */
+    /**
+     * Charges the quota and records the upload as pending, in one statement (so one round trip, and
+     * atomic): the charge is a conditional update that cannot overshoot the quota under concurrency,
+     * and the row exists only if the charge was made. A null category is the user's default. Null
+     * when the quota has no room.
+     */
     async reserveUpload(image: NewImage, idempotencyKey?: string): Promise<ImageRow | null> {
-      return db.transaction(async (trx) => {
-        const charged = await trx('users')
-          .where('id', image.userId)
-          .whereRaw('used_bytes + ? <= (SELECT quota_bytes FROM groups WHERE groups.id = users.group_id)', [image.fileSize])
-          .increment('used_bytes', image.fileSize);
-        if (Number(charged) !== 1) return null;
-        const [row] = await trx('images')
-          .insert({
-            user_id: image.userId,
-            category_id: image.categoryId,
-            storage_key: image.storageKey,
-            thumb_key: image.thumbKey,
-            format: image.format,
-            original_name: image.originalName,
-            file_size: image.fileSize,
-            width: image.width,
-            height: image.height,
-            status: 'pending',
-          })
-          .returning('*');
-        const reserved = toImage(row as Record<string, unknown>);
-        if (idempotencyKey) await trx('idempotency_keys').where({ user_id: image.userId, key: idempotencyKey }).update({ image_id: reserved.id });
-        return reserved;
-      });
+      const result = await db.raw<{ rows: Record<string, unknown>[] }>(
+        `WITH charged AS (
+           UPDATE users SET used_bytes = used_bytes + :size
+           WHERE id = :userId AND used_bytes + :size <= (SELECT quota_bytes FROM groups WHERE groups.id = users.group_id)
+           RETURNING id
+         ), reserved AS (
+           INSERT INTO images (user_id, category_id, storage_key, thumb_key, storage_backend, format, original_name, file_size, width, height, status)
+           SELECT charged.id, COALESCE(:categoryId::bigint, (SELECT id FROM categories WHERE user_id = charged.id AND is_default)),
+                  :storageKey, :thumbKey, :storageBackend, :format, :originalName, :size, :width, :height, 'pending'
+           FROM charged
+           RETURNING *
+         ), claimed AS (
+           UPDATE idempotency_keys SET image_id = (SELECT id FROM reserved)
+           WHERE :idempotencyKey::text IS NOT NULL AND user_id = :userId AND key = :idempotencyKey::text AND EXISTS (SELECT 1 FROM reserved)
+         )
+         SELECT * FROM reserved`,
+        {
+          size: image.fileSize,
+          userId: image.userId,
+          categoryId: image.categoryId,
+          storageKey: image.storageKey,
+          thumbKey: image.thumbKey,
+          storageBackend: image.storageBackend,
+          format: image.format,
+          originalName: image.originalName,
+          width: image.width,
+          height: image.height,
+          idempotencyKey: idempotencyKey ?? null,
+        },
+      );
+      const row = result.rows[0];
+      return row ? toImage(row) : null;
     },
 
     /** Its files are durable: the pending upload becomes a stored image (and its idempotency result is kept). Null if recovery took it. */
     async completeUpload(id: number, idempotencyResult?: unknown): Promise<ImageRow | null> {
-      return db.transaction(async (trx) => {
-        const [row] = await trx('images')
-          .where({ id, status: 'pending' })
-          .update({ status: 'stored', status_changed_at: trx.fn.now() })
-          .returning('*');
-        if (!row) return null;
-        if (idempotencyResult !== undefined) await trx('idempotency_keys').where({ image_id: id }).update({ result: JSON.stringify(idempotencyResult) });
-        return toImage(row);
-      });
+      const result = await db.raw<{ rows: Record<string, unknown>[] }>(
+        `WITH stored AS (
+           UPDATE images SET status = 'stored', status_changed_at = now() WHERE id = :id AND status = 'pending' RETURNING *
+         ), kept AS (
+           UPDATE idempotency_keys SET result = :result::jsonb WHERE :result::jsonb IS NOT NULL AND image_id = :id AND EXISTS (SELECT 1 FROM stored)
+         )
+         SELECT * FROM stored`,
+        { id, result: idempotencyResult === undefined ? null : JSON.stringify(idempotencyResult) },
+      );
+      const row = result.rows[0];
+      return row ? toImage(row) : null;
     },
 
     /** Drops a pending upload and refunds its charge (its files must already be gone). */
@@ -187,27 +212,58 @@ export function createImagesRepository(db: Knex) {
       return rows.map(toImage);
     },
 
+    /** Moves the user's image (stored or in the bin) to a category; false when it is not such an image of theirs. */
+    async moveToCategory(userId: number, id: number, categoryId: number): Promise<boolean> {
+      const updated = await db('images').where({ id, user_id: userId }).whereIn('status', ['stored', 'binned']).update({ category_id: categoryId });
+      return Number(updated) > 0;
+    },
+
     async findById(id: number): Promise<ImageRow | null> {
       const row = await db('images').where({ id }).first();
       return row ? toImage(row) : null;
     },
 
+    /**
+     * A page and the exact total. Without a keyword the total is a sum over the user's per-category
+     * counters (image_counts, kept by triggers in the same transactions as the rows); with one it is
+     * counted through the trigram index, over the matching rows only.
+     */
     async list(filter: ListFilter): Promise<{ rows: ImageRow[]; total: number }> {
       const base = db('images').where({ user_id: filter.userId, status: filter.status });
       if (filter.categoryId !== undefined) base.andWhere('category_id', filter.categoryId);
-      if (filter.keyword !== undefined && filter.keyword !== '') {
-        base.andWhereRaw("lower(original_name) LIKE lower(?) ESCAPE '\\'", [containsPattern(filter.keyword)]);
+      const keyword = filter.keyword !== undefined && filter.keyword !== '';
+      if (keyword) {
+        base.andWhereRaw("lower(original_name) LIKE lower(?) ESCAPE '\\'", [containsPattern(filter.keyword!)]);
       }
-      const [counted] = await base.clone().count({ count: '*' });
-      const total = Number((counted as { count: unknown } | undefined)?.count ?? 0);
-      if (filter.offset >= total) return { rows: [], total };
-      const rows = await base
+      const order =
+        filter.status === 'binned' ? [{ column: 'deleted_at', order: 'desc' }, { column: 'id', order: 'desc' }] : [{ column: 'id', order: 'desc' }];
+      if (keyword) {
+        // Page and exact total in one pass over the matches, which the trigram index finds: a page query
+        // on its own could walk the user's whole id index looking for a few rare matches.
+        const rows: Array<Record<string, unknown>> = await base
+          .clone()
+          .orderBy(order)
+          .limit(filter.limit)
+          .offset(filter.offset)
+          .select('*', db.raw('count(*) OVER () AS matching_total'));
+        if (rows.length > 0) return { rows: rows.map(toImage), total: Number(rows[0]!.matching_total) };
+        if (filter.offset === 0) return { rows: [], total: 0 };
+        const [counted] = await base.clone().count({ count: '*' }); // a page past the end still tells the total
+        return { rows: [], total: Number((counted as { count: unknown } | undefined)?.count ?? 0) };
+      }
+      // The page and its total in one round trip: the total is a subquery over the counters.
+      const counters = db('image_counts').where({ user_id: filter.userId, status: filter.status });
+      if (filter.categoryId !== undefined) counters.andWhere('category_id', filter.categoryId);
+      const counted = counters.select(db.raw('coalesce(sum(count), 0)'));
+      const rows: Array<Record<string, unknown>> = await base
         .clone()
-        .orderBy(filter.status === 'binned' ? [{ column: 'deleted_at', order: 'desc' }, { column: 'id', order: 'desc' }] : [{ column: 'id', order: 'desc' }])
+        .orderBy(order)
         .limit(filter.limit)
         .offset(filter.offset)
-        .select('*');
-      return { rows: rows.map(toImage), total };
+        .select('*', db.raw('(?) AS counted_total', [counted]));
+      if (rows.length > 0) return { rows: rows.map(toImage), total: Number(rows[0]!.counted_total) };
+      const [summed] = await counted; // a page past the end (or none at all) still tells the total
+      return { rows: [], total: Number(Object.values(summed ?? {})[0] ?? 0) };
     },
 
     async findBinnedIds(options: { deletedBefore?: Date; userId?: number; limit: number }): Promise<number[]> {
@@ -218,17 +274,73 @@ export function createImagesRepository(db: Knex) {
       return rows.map((row: { id: unknown }) => Number(row.id));
     },
 
+    /** How many images at rest (stored or binned) have their objects on each backend, and how many are mid-step. */
+    async countByBackend(): Promise<Array<{ backend: StorageBackend; atRest: number; inStep: number }>> {
+      const rows: Array<{ storage_backend: string; at_rest: unknown; in_step: unknown }> = await db('images')
+        .select('storage_backend')
+        .select(db.raw("count(*) FILTER (WHERE status IN ('stored', 'binned')) AS at_rest"))
+        .select(db.raw("count(*) FILTER (WHERE status NOT IN ('stored', 'binned')) AS in_step"))
+        .groupBy('storage_backend')
+        .orderBy('storage_backend');
+      return rows.map((row) => ({ backend: row.storage_backend as StorageBackend, atRest: Number(row.at_rest), inStep: Number(row.in_step) }));
+    },
+
+    /** How many images (in any state) have their objects on `backend`. */
+    async countOn(backend: StorageBackend): Promise<number> {
+      const [counted] = (await db('images').where('storage_backend', backend).count({ count: '*' })) as Array<{ count: unknown }>;
+      return Number(counted?.count ?? 0);
+    },
+
+    /** Ids of images at rest whose objects are on `backend`, after `afterId`, in id order. */
+    async findAtRestOn(backend: StorageBackend, options: { afterId: number; limit: number }): Promise<number[]> {
+      const rows = await db('images')
+        .where('storage_backend', backend)
+        .whereIn('status', ['stored', 'binned'])
+        .andWhere('id', '>', options.afterId)
+        .orderBy('id')
+        .limit(options.limit)
+        .select('id');
+      return rows.map((row: { id: unknown }) => Number(row.id));
+    },
+
+    /**
+     * Moves one image at rest from one backend to another: `copy` runs while the row is locked, so
+     * a delete, restore or purge of that image waits for it (and then acts where the objects are
+     * now); the row then names the new backend, and the old one as leftover until its copies are
+     * removed. Null, with nothing done, when the image is no longer at rest on `from`.
+     */
+    async moveBackend(id: number, from: StorageBackend, to: StorageBackend, copy: (image: ImageRow) => Promise<void>): Promise<ImageRow | null> {
+      return db.transaction(async (trx) => {
+        const row = await trx('images').where({ id, storage_backend: from }).whereIn('status', ['stored', 'binned']).forUpdate().first();
+        if (!row) return null;
+        await copy(toImage(row));
+        const [moved] = await trx('images').where({ id }).update({ storage_backend: to, storage_leftover: from }).returning('*');
+        return toImage(moved);
+      });
+    },
+
+    /** Images whose old backend may still hold copies, in id order. */
+    async findLeftovers(options: { afterId: number; limit: number }): Promise<ImageRow[]> {
+      const rows = await db('images').whereNotNull('storage_leftover').andWhere('id', '>', options.afterId).orderBy('id').limit(options.limit).select('*');
+      return rows.map(toImage);
+    },
+
+    /** The copies on `leftover` are gone. */
+    async clearLeftover(id: number, leftover: StorageBackend): Promise<void> {
+      await db('images').where({ id, storage_leftover: leftover }).update({ storage_leftover: null });
+    },
+
     /** Claims an idempotency key for a new upload. False when someone already holds it. */
     async claimIdempotencyKey(userId: number, key: string): Promise<boolean> {
       const rows = await db('idempotency_keys').insert({ user_id: userId, key }).onConflict(['user_id', 'key']).ignore().returning('key');
       return rows.length === 1;
     },
 
-    async findIdempotencyResult(userId: number, key: string): Promise<{ found: boolean; result: unknown | null }> {
-      const row = await db('idempotency_keys').where({ user_id: userId, key }).first('result');
-      if (!row) return { found: false, result: null };
-      const result = typeof row.result === 'string' ? JSON.parse(row.result) : row.result;
-      return { found: true, result: result ?? null };
+    /** A claim of the key: `completedImageId` once its upload is stored (its result recorded). */
+    async findIdempotencyClaim(userId: number, key: string): Promise<{ found: boolean; completedImageId: number | null }> {
+      const row = await db('idempotency_keys').where({ user_id: userId, key }).first('image_id', 'result');
+      if (!row) return { found: false, completedImageId: null };
+      return { found: true, completedImageId: row.result !== null && row.image_id !== null ? Number(row.image_id) : null };
     },
 
     /** Gives up a claim that has no result (its upload failed before completing). */

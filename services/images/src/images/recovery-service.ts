@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { Storage } from '../storage/storage';
 import { FROM_BIN, TO_BIN } from './bin-service';
 import type { ImageFiles } from './image-files';
 import type { ImagesRepository } from './images-repository';
@@ -14,9 +15,30 @@ const BATCH = 200;
  * row dropped, bytes refunded); a move is completed (the file placed where the step leads, the row
  * at rest); a purge is completed. Afterwards no file is without its row and no row without its file.
  */
-export function createRecoveryService(deps: { images: ImagesRepository; files: ImageFiles; logger: Logger; clock: () => Date }) {
-  const { images, files, logger } = deps;
+export function createRecoveryService(deps: { images: ImagesRepository; files: ImageFiles; storage: Storage; logger: Logger; clock: () => Date }) {
+  const { images, files, storage, logger } = deps;
   return {
+    /**
+     * Removes the copies a storage migration left on an image's old backend (it moved the image,
+     * then stopped before removing them). Copies on a backend that is no longer configured stay,
+     * and are counted out of the result.
+     */
+    async removeStorageLeftovers(): Promise<number> {
+      let removed = 0;
+      for (let afterId = 0; ; ) {
+        const batch = await images.findLeftovers({ afterId, limit: BATCH });
+        if (batch.length === 0) return removed;
+        for (const image of batch) {
+          afterId = image.id;
+          if (!image.storageLeftover || !storage.isConfigured(image.storageLeftover)) continue;
+          await files.removeFrom(storage.storeFor(image.storageLeftover), image);
+          await images.clearLeftover(image.id, image.storageLeftover);
+          removed += 1;
+        }
+      }
+    },
+
+
     async recoverStalled(): Promise<number> {
       const now = deps.clock().getTime();
       const seen = new Set<number>();

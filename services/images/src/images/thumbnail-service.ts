@@ -1,17 +1,20 @@
-import { mimeTypeForFormat } from '../media/media-processor';
-import type { FileStorage } from '../storage/file-storage';
-import type { ThumbSigner } from '../thumbnails/thumb-signer';
+import type { OpenedObject } from '../storage/object-store';
+import type { ImageFiles } from './image-files';
 import type { ImagesRepository } from './images-repository';
+import type { LinkSigner } from './link-signer';
 
-export function createThumbnailService(deps: { images: ImagesRepository; storage: FileStorage; signer: ThumbSigner }) {
+export function createThumbnailService(deps: { images: ImagesRepository; files: ImageFiles; signer: LinkSigner }) {
   return {
-    /** The file behind a public thumbnail URL; null (404) for a bad signature, an unknown id or an image in the bin. */
-    async thumbnail(id: number, sig: string): Promise<{ path: string; mimeType: string } | null> {
-      if (!deps.signer.verify(id, sig)) return null;
+    /** The bytes behind a public thumbnail URL; null (404) for a bad signature, an unknown id or an image in the bin. */
+    async thumbnail(id: number, sig: string): Promise<{ object: OpenedObject; mimeType: string } | null> {
+      if (!deps.signer.thumb.verify(id, sig)) return null;
       const image = await deps.images.findById(id);
       if (!image || image.status !== 'stored') return null;
-      if (image.thumbKey) return { path: deps.storage.absolutePath('thumbs', image.thumbKey), mimeType: 'image/webp' };
-      return { path: deps.storage.absolutePath('public', image.storageKey), mimeType: mimeTypeForFormat(image.format) };
+      const opened = await deps.files.openThumbnail(image);
+      if (opened) return opened;
+      // A storage migration may have moved the image (and removed the old copy) since the row was read.
+      const now = await deps.images.findById(id);
+      return now && now.status === 'stored' && now.storageBackend !== image.storageBackend ? deps.files.openThumbnail(now) : null;
     },
   };
 }

@@ -3,7 +3,7 @@ import type { CategoriesRepository } from '../categories/categories-repository';
 import { AppError } from '../errors/app-error';
 import { Messages } from '../errors/messages';
 import { MediaError, type MediaProcessor } from '../media/media-processor';
-import type { FileStorage } from '../storage/file-storage';
+import type { Storage } from '../storage/storage';
 import type { UserRow } from '../users/users-repository';
 import type { ImageFiles } from './image-files';
 import type { UploadResult, ImageViews } from './image-views';
@@ -14,6 +14,12 @@ export interface ReceivedFile {
   path: string;
   size: number;
   originalName: string;
+  /**
+   * A fresh path in tmp/ for a file made from this one (the copy without metadata, a rendition).
+   * Whoever received the upload removes it after the request, as the file itself, unless the
+   * service moved it into the store.
+   */
+  newTempPath(): string;
 }
 
 export interface UploadRequest {
@@ -34,7 +40,7 @@ export interface UploadOutcome {
 export interface UploadServiceDeps {
   images: ImagesRepository;
   categories: CategoriesRepository;
-  storage: FileStorage;
+  storage: Storage;
   files: ImageFiles;
   media: MediaProcessor;
   views: ImageViews;
@@ -56,21 +62,27 @@ export function cleanOriginalName(name: string, fallbackExtension: string): stri
 }
 
 function refusalFor(error: MediaError): AppError {
-  if (error.failure === 'unsupported') return new AppError(Messages.unsupportedType, 200);
-  if (error.failure === 'too-many-pixels') return new AppError(Messages.tooManyPixels, 200);
-  return new AppError(Messages.corruptImage, 200);
+  const messages: Record<MediaError['failure'], string> = {
+    unsupported: Messages.unsupportedType,
+    'too-many-pixels': Messages.tooManyPixels,
+    corrupt: Messages.corruptImage,
+    'heic-undecodable': Messages.heicUnsupported,
+  };
+  return new AppError(messages[error.failure], 200);
 }
 
 export function createUploadService(deps: UploadServiceDeps) {
   const { images, categories, storage, files, media, views, logger } = deps;
 
-  /** Waits for the holder of an idempotency key to finish; returns its result, or null once the key is ours. */
+  /** Waits for the holder of an idempotency key to finish; returns its image's answer, or null once the key is ours. */
   async function claimOrReplay(userId: number, key: string): Promise<UploadResult | null> {
     const deadline = Date.now() + IDEMPOTENCY_WAIT_MS;
     for (;;) {
-      const existing = await images.findIdempotencyResult(userId, key);
-      // jsonb does not keep key order; answer in the order of the first response.
-      if (existing.found && existing.result) return inContractOrder(existing.result as UploadResult);
+      const existing = await images.findIdempotencyClaim(userId, key);
+      if (existing.completedImageId !== null) {
+        const image = await images.findById(existing.completedImageId);
+        if (image) return views.uploadResult(image);
+      }
       if (!existing.found && (await images.claimIdempotencyKey(userId, key))) return null;
       if (existing.found) await images.releaseStaleIdempotencyKey(userId, key, new Date(deps.clock().getTime() - IDEMPOTENCY_STALE_MS));
       if (Date.now() > deadline) throw new AppError(Messages.idempotencyInProgress, 200);
@@ -78,12 +90,9 @@ export function createUploadService(deps: UploadServiceDeps) {
     }
   }
 
-  async function resolveCategory(user: UserRow, categoryId: number | undefined): Promise<number> {
-    if (categoryId === undefined) {
-      const fallback = await categories.findDefault(user.id);
-      if (!fallback) throw new Error(`user ${user.id} has no default category`);
-      return fallback.id;
-    }
+  /** The category to store in; null for the user's default (resolved as the row is inserted). */
+  async function resolveCategory(user: UserRow, categoryId: number | undefined): Promise<number | null> {
+    if (categoryId === undefined) return null;
     const owned = await categories.findOwned(user.id, categoryId);
     if (!owned) throw new AppError(Messages.categoryNotFound, 200);
     return owned.id;
@@ -93,12 +102,14 @@ export function createUploadService(deps: UploadServiceDeps) {
    * Validates the bytes and makes the thumbnail; then, so that a crash at any point leaves nothing
    * recovery does not clean: charge + pending row (commit), both files (durable), stored (commit).
    */
-  async function store(user: UserRow, file: ReceivedFile, categoryId: number, idempotencyKey: string | undefined) {
+  async function store(user: UserRow, file: ReceivedFile, categoryId: number | null, idempotencyKey: string | undefined) {
     let facts;
+    let prepared;
     let thumbnail;
     try {
       facts = await media.inspect(file.path);
-      thumbnail = await media.makeThumbnail(file.path, facts, file.size);
+      prepared = await media.prepare(file.path, facts, { keepMetadata: user.keepMetadata, tempPath: file.newTempPath });
+      thumbnail = await media.makeThumbnail(prepared.path, { ...facts, format: prepared.format }, prepared.size);
     } catch (error) {
       if (!(error instanceof MediaError)) throw error;
       logger.debug({ reason: error.message }, 'upload refused by media check');
@@ -109,11 +120,13 @@ export function createUploadService(deps: UploadServiceDeps) {
       {
         userId: user.id,
         categoryId,
-        storageKey: storage.newStorageKey(facts.extension, now),
+        storageKey: storage.newStorageKey(prepared.extension, now),
         thumbKey: thumbnail ? storage.newStorageKey('webp', now) : null,
-        format: facts.format,
+        storageBackend: storage.backend,
+        format: prepared.format,
         originalName: cleanOriginalName(file.originalName, facts.extension),
-        fileSize: file.size,
+        // What is stored is what is charged: the bytes without metadata, or the rendition's.
+        fileSize: prepared.size,
         width: facts.width,
         height: facts.height,
       },
@@ -121,8 +134,7 @@ export function createUploadService(deps: UploadServiceDeps) {
     );
     if (!reserved) throw new AppError(Messages.quotaExceeded, 200);
     try {
-      await storage.commitTempFile(file.path, 'public', reserved.storageKey);
-      if (thumbnail && reserved.thumbKey) await storage.writeFile('thumbs', reserved.thumbKey, thumbnail);
+      await files.storeUpload(reserved, prepared.path, thumbnail);
       const stored = await images.completeUpload(reserved.id, idempotencyKey ? views.uploadResult(reserved) : undefined);
       if (!stored) throw new Error(`pending upload ${reserved.id} was recovered as abandoned before it completed`);
       return { image: views.uploadResult(stored), madeThumbnail: thumbnail !== null };
@@ -140,8 +152,8 @@ export function createUploadService(deps: UploadServiceDeps) {
 
   return {
     /**
-     * Validate, authorize, act. The received file is moved into the store on success; on failure it
-     * stays in tmp/ for the caller, who received it, to remove.
+     * Validate, authorize, act. The file to store goes into the store on success (the local disk
+     * renames it out of tmp/); whatever is left in tmp/ is the caller's, who received it, to remove.
      */
     async upload(request: UploadRequest): Promise<UploadOutcome> {
       const { user, file } = request;
@@ -156,8 +168,9 @@ export function createUploadService(deps: UploadServiceDeps) {
         }
         const categoryId = await resolveCategory(user, request.categoryId);
         if (file.size > user.maxFileSize) throw new AppError(Messages.fileTooLarge, 200);
-        // A cheap early answer; the atomic charge later is what actually guards the quota.
-        if (user.usedBytes + file.size > user.quotaBytes) throw new AppError(Messages.quotaExceeded, 200);
+        // A cheap early answer for a user already at the quota; the atomic charge of the stored
+        // bytes (which may differ from the upload's) is what actually guards it.
+        if (user.usedBytes >= user.quotaBytes) throw new AppError(Messages.quotaExceeded, 200);
         const stored = await store(user, file, categoryId, claimedKey);
         claimedKey = undefined;
         return { ...stored, replayed: false };
@@ -166,19 +179,6 @@ export function createUploadService(deps: UploadServiceDeps) {
         throw error;
       }
     },
-  };
-}
-
-/** A stored upload answer read back from jsonb (which does not keep key order), in the contract's order. */
-function inContractOrder(stored: UploadResult): UploadResult {
-  return {
-    id: stored.id,
-    url: stored.url,
-    thumb_url: stored.thumb_url,
-    original_name: stored.original_name,
-    file_size: stored.file_size,
-    width: stored.width,
-    height: stored.height,
   };
 }
 

@@ -1,10 +1,12 @@
 import fs from 'node:fs/promises';
 import sharp, { type Metadata, type SharpOptions } from 'sharp';
+import { MalformedContainerError, stripMetadata } from './metadata-stripper';
 
 export const MAX_INPUT_PIXELS = 50_000_000;
 export const THUMBNAIL_BOX = 400;
 
-export type ImageFormat = 'jpeg' | 'png' | 'gif' | 'webp' | 'avif' | 'tiff';
+/** What uploads may be; `tiff` and `heic` are stored as a rendition a browser can show (see prepare). */
+export type ImageFormat = 'jpeg' | 'png' | 'gif' | 'webp' | 'avif' | 'tiff' | 'heic';
 
 export interface ImageFacts {
   format: ImageFormat;
@@ -14,9 +16,20 @@ export interface ImageFacts {
   width: number;
   height: number;
   animated: boolean;
+  /** EXIF, XMP or IPTC present (as libvips reads them). */
+  hasMetadata: boolean;
 }
 
-export type MediaFailure = 'unsupported' | 'too-many-pixels' | 'corrupt';
+/** The file to store: the upload itself, or a copy without its metadata, or a rendition. */
+export interface PreparedImage {
+  path: string;
+  size: number;
+  format: ImageFormat;
+  extension: string;
+  mimeType: string;
+}
+
+export type MediaFailure = 'unsupported' | 'too-many-pixels' | 'corrupt' | 'heic-undecodable';
 
 export class MediaError extends Error {
   constructor(
@@ -35,7 +48,13 @@ const FORMAT_DETAILS: Record<ImageFormat, { extension: string; mimeType: string 
   webp: { extension: 'webp', mimeType: 'image/webp' },
   avif: { extension: 'avif', mimeType: 'image/avif' },
   tiff: { extension: 'tiff', mimeType: 'image/tiff' },
+  heic: { extension: 'heic', mimeType: 'image/heic' },
 };
+
+/** HEIC needs an HEVC decoder, which libvips has only when built with one (sharp's prebuilt one is not). */
+export function canDecodeHeic(): boolean {
+  return sharp.format.heif?.input.fileSuffix?.includes('.heic') ?? false;
+}
 
 export function mimeTypeForFormat(format: string): string {
   return FORMAT_DETAILS[format as ImageFormat]?.mimeType ?? 'application/octet-stream';
@@ -57,6 +76,12 @@ function hasAcceptedSignature(head: Buffer): boolean {
   if (ascii(0, 4) === 'II*\0' || ascii(0, 4) === 'MM\0*') return true;
   if (ascii(4, 8) === 'ftyp') return true; // ISO-BMFF: sharp's metadata then tells AVIF from HEIC
   return false;
+}
+
+/** A libvips decode failure as a refusal. */
+function decodeFailure(error: unknown): MediaError {
+  const text = (error as Error).message;
+  return new MediaError(/pixel limit/i.test(text) ? 'too-many-pixels' : 'corrupt', text);
 }
 
 async function readHead(filePath: string): Promise<Buffer> {
@@ -96,7 +121,7 @@ export function createMediaProcessor() {
         throw new MediaError(/unsupported image format/i.test(text) ? 'unsupported' : 'corrupt', text);
       }
       let format: ImageFormat | undefined;
-      if (metadata.format === 'heif') format = metadata.compression === 'av1' ? 'avif' : undefined;
+      if (metadata.format === 'heif') format = metadata.compression === 'av1' ? 'avif' : metadata.compression === 'hevc' ? 'heic' : undefined;
       else if (metadata.format && metadata.format in FORMAT_DETAILS) format = metadata.format as ImageFormat;
       if (!format) throw new MediaError('unsupported', `format ${metadata.format ?? 'unknown'}`);
 
@@ -112,7 +137,57 @@ export function createMediaProcessor() {
         width: turned ? storedHeight : storedWidth,
         height: turned ? storedWidth : storedHeight,
         animated: (metadata.pages ?? 1) > 1,
+        hasMetadata: Boolean(metadata.exif || metadata.xmp || metadata.iptc),
       };
+    },
+
+    /**
+     * The file to store for an inspected upload. Unless `keepMetadata`, personal metadata goes:
+     * JPEG, PNG, WebP and GIF are copied without it, byte for byte otherwise (no re-encoding, no
+     * quality lost; metadata-stripper.ts); AVIF carrying EXIF/XMP is re-encoded (its container has
+     * no cheap way to drop them). TIFF is stored as a lossless PNG and HEIC as a JPEG, which
+     * browsers show (both upright, colour profile kept). Orientation and the ICC profile survive
+     * every path. A new file, when one is made, goes to `tempPath()`.
+     */
+    async prepare(filePath: string, facts: ImageFacts, options: { keepMetadata: boolean; tempPath: () => string }): Promise<PreparedImage> {
+      const original = { path: filePath, size: (await fs.stat(filePath)).size, format: facts.format, extension: facts.extension, mimeType: facts.mimeType };
+      const rendition = async (format: 'png' | 'jpeg' | 'avif'): Promise<PreparedImage> => {
+        const target = options.tempPath();
+        let pipeline = sharp(filePath, inputOptions).rotate();
+        pipeline = options.keepMetadata ? pipeline.keepMetadata() : pipeline.keepIccProfile();
+        if (format === 'png') pipeline = pipeline.png({ compressionLevel: 6 });
+        else if (format === 'jpeg') pipeline = pipeline.jpeg({ quality: 92, chromaSubsampling: '4:4:4' });
+        else pipeline = pipeline.avif({ quality: 80 });
+        let info;
+        try {
+          info = await pipeline.toFile(target);
+        } catch (error) {
+          throw decodeFailure(error);
+        }
+        return { path: target, size: info.size, format, ...FORMAT_DETAILS[format] };
+      };
+
+      switch (facts.format) {
+        case 'tiff':
+          return rendition('png');
+        case 'heic':
+          if (!canDecodeHeic()) throw new MediaError('heic-undecodable', 'no HEVC decoder in libvips');
+          return rendition('jpeg');
+        case 'avif':
+          return facts.hasMetadata && !options.keepMetadata ? rendition('avif') : original;
+        default: {
+          if (options.keepMetadata) return original;
+          const target = options.tempPath();
+          let size: number | null;
+          try {
+            size = await stripMetadata(facts.format, filePath, target);
+          } catch (error) {
+            if (error instanceof MalformedContainerError) throw new MediaError('corrupt', error.message);
+            throw error;
+          }
+          return size === null ? original : { ...original, path: target, size };
+        }
+      }
     },
 
     /**
@@ -120,7 +195,7 @@ export function createMediaProcessor() {
      * 400×400, upright per EXIF, never upscaled. Returns null when the original should serve as its
      * own thumbnail because it is already small, browser-viewable and not bigger in bytes.
      */
-    async makeThumbnail(filePath: string, facts: ImageFacts, originalBytes: number): Promise<Buffer | null> {
+    async makeThumbnail(filePath: string, facts: Pick<ImageFacts, 'format' | 'width' | 'height' | 'animated'>, originalBytes: number): Promise<Buffer | null> {
       let thumbnail: Buffer;
       try {
         thumbnail = await sharp(filePath, inputOptions)
@@ -129,8 +204,7 @@ export function createMediaProcessor() {
           .webp({ quality: 80 })
           .toBuffer();
       } catch (error) {
-        const text = (error as Error).message;
-        throw new MediaError(/pixel limit/i.test(text) ? 'too-many-pixels' : 'corrupt', text);
+        throw decodeFailure(error);
       }
       const originalFits = facts.width <= THUMBNAIL_BOX && facts.height <= THUMBNAIL_BOX;
       const originalIsEnough = originalFits && !facts.animated && BROWSER_FORMATS.has(facts.format) && originalBytes <= thumbnail.length;

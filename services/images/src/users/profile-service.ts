@@ -7,6 +7,7 @@ export function createProfileService(deps: { users: UsersRepository; recycleRete
       const fresh = (await deps.users.findById(user.id)) ?? user;
       return {
         username: fresh.name,
+        is_admin: fresh.isAdmin,
         group: fresh.groupName,
         max_file_size: fresh.maxFileSize,
         quota_bytes: fresh.quotaBytes,

@@ -8,6 +8,11 @@ export interface UserRow {
   usedBytes: number;
   maxFileSize: number;
   quotaBytes: number;
+  /** The group's choice: stored originals keep their EXIF/XMP. */
+  keepMetadata: boolean;
+  isAdmin: boolean;
+  disabled: boolean;
+  hasPassword: boolean;
   createdAt: Date;
 }
 
@@ -16,11 +21,22 @@ export interface GroupRow {
   name: string;
   maxFileSize: number;
   quotaBytes: number;
+  keepMetadata: boolean;
+  userCount: number;
+}
+
+export interface NewUser {
+  name: string;
+  groupId: number;
+  isAdmin: boolean;
+  passwordHash: string | null;
+  defaultCategoryName: string;
+  accountToken: { hash: string; sealed: string };
 }
 
 type Db = Knex | Knex.Transaction;
 
-const userColumns = [
+export const userColumns = [
   'u.id',
   'u.name',
   'u.group_id',
@@ -28,10 +44,14 @@ const userColumns = [
   'u.used_bytes',
   'g.max_file_size',
   'g.quota_bytes',
+  'g.keep_metadata',
+  'u.is_admin',
+  'u.disabled_at',
+  'u.password_hash',
   'u.created_at',
 ];
 
-function toUser(row: Record<string, unknown>): UserRow {
+export function toUser(row: Record<string, unknown>): UserRow {
   return {
     id: Number(row.id),
     name: String(row.name),
@@ -40,6 +60,10 @@ function toUser(row: Record<string, unknown>): UserRow {
     usedBytes: Number(row.used_bytes),
     maxFileSize: Number(row.max_file_size),
     quotaBytes: Number(row.quota_bytes),
+    keepMetadata: Boolean(row.keep_metadata),
+    isAdmin: Boolean(row.is_admin),
+    disabled: row.disabled_at !== null && row.disabled_at !== undefined,
+    hasPassword: row.password_hash !== null && row.password_hash !== undefined,
     createdAt: row.created_at as Date,
   };
 }
@@ -50,18 +74,21 @@ function toGroup(row: Record<string, unknown>): GroupRow {
     name: String(row.name),
     maxFileSize: Number(row.max_file_size),
     quotaBytes: Number(row.quota_bytes),
+    keepMetadata: Boolean(row.keep_metadata),
+    userCount: Number(row.user_count ?? 0),
   };
+}
+
+/** LIKE pattern for a literal substring: %, _ and the escape character itself lose their meaning. */
+function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
 }
 
 export function createUsersRepository(db: Knex) {
   const users = (conn: Db = db) => conn('users as u').join('groups as g', 'g.id', 'u.group_id');
+  const groups = () => db('groups as g').select('g.*', db.raw('(SELECT count(*) FROM users u WHERE u.group_id = g.id) AS user_count'));
 
   return {
-    async findByTokenHash(tokenHash: string): Promise<UserRow | null> {
-      const row = await users().where('u.token_hash', tokenHash).first(userColumns);
-      return row ? toUser(row) : null;
-    },
-
     async findById(id: number): Promise<UserRow | null> {
       const row = await users().where('u.id', id).first(userColumns);
       return row ? toUser(row) : null;
@@ -72,53 +99,93 @@ export function createUsersRepository(db: Knex) {
       return row ? toUser(row) : null;
     },
 
+    /** The user and their password hash, for sign-in. */
+    async findForSignIn(name: string): Promise<{ user: UserRow; passwordHash: string | null } | null> {
+      const row = await users().where('u.name', name).first(userColumns);
+      return row ? { user: toUser(row), passwordHash: (row.password_hash as string | null) ?? null } : null;
+    },
+
     async listUsers(): Promise<UserRow[]> {
       const rows = await users().orderBy('u.id').select(userColumns);
       return rows.map(toUser);
     },
 
-    /** Creates the user and its default category in one transaction. */
-    async createUser(input: { name: string; tokenHash: string; groupId: number; defaultCategoryName: string }): Promise<number> {
+    /** A page of users, by id; `keyword` is a case-insensitive substring of the name. */
+    async pageUsers(options: { keyword?: string; limit: number; offset: number }): Promise<{ rows: UserRow[]; total: number }> {
+      const base = users();
+      if (options.keyword) base.whereRaw("lower(u.name) LIKE lower(?) ESCAPE '\\'", [containsPattern(options.keyword)]);
+      const [counted] = await base.clone().clearSelect().count({ count: '*' });
+      const total = Number((counted as { count: unknown } | undefined)?.count ?? 0);
+      const rows = await base.clone().orderBy('u.id').limit(options.limit).offset(options.offset).select(userColumns);
+      return { rows: rows.map(toUser), total };
+    },
+
+    /** Creates the user, its default category and its account token in one transaction. */
+    async createUser(input: NewUser): Promise<number> {
       return db.transaction(async (trx) => {
         const [created] = await trx('users')
-          .insert({ name: input.name, token_hash: input.tokenHash, group_id: input.groupId })
+          .insert({ name: input.name, group_id: input.groupId, is_admin: input.isAdmin, password_hash: input.passwordHash })
           .returning('id');
         const userId = Number((created as { id: unknown }).id);
         await trx('categories').insert({ user_id: userId, name: input.defaultCategoryName, is_default: true });
+        await trx('credentials').insert({ user_id: userId, kind: 'account', token_hash: input.accountToken.hash, token_ciphertext: input.accountToken.sealed });
         return userId;
       });
     },
 
-    async setTokenHash(userId: number, tokenHash: string): Promise<void> {
-      await db('users').where({ id: userId }).update({ token_hash: tokenHash });
+    async setPasswordHash(userId: number, passwordHash: string): Promise<void> {
+      await db('users').where({ id: userId }).update({ password_hash: passwordHash });
     },
 
     async setGroup(userId: number, groupId: number): Promise<void> {
       await db('users').where({ id: userId }).update({ group_id: groupId });
     },
 
+    async setAdmin(userId: number, isAdmin: boolean): Promise<void> {
+      await db('users').where({ id: userId }).update({ is_admin: isAdmin });
+    },
+
+    /** Disabling also ends the user's sessions, so that enabling again does not revive them. */
+    async setDisabled(userId: number, disabled: boolean): Promise<void> {
+      await db.transaction(async (trx) => {
+        await trx('users').where({ id: userId }).update({ disabled_at: disabled ? trx.fn.now() : null });
+        if (disabled) await trx('credentials').where({ user_id: userId, kind: 'session' }).delete();
+      });
+    },
+
+    async countActiveAdmins(): Promise<number> {
+      const row = await db('users').where({ is_admin: true }).whereNull('disabled_at').count({ count: '*' }).first();
+      return Number((row as { count: unknown } | undefined)?.count ?? 0);
+    },
+
     async findGroupByName(name: string): Promise<GroupRow | null> {
-      const row = await db('groups').where({ name }).first();
+      const row = await groups().where('g.name', name).first();
+      return row ? toGroup(row) : null;
+    },
+
+    async findGroupById(id: number): Promise<GroupRow | null> {
+      const row = await groups().where('g.id', id).first();
       return row ? toGroup(row) : null;
     },
 
     async listGroups(): Promise<GroupRow[]> {
-      const rows = await db('groups').orderBy('id');
+      const rows = await groups().orderBy('g.id');
       return rows.map(toGroup);
     },
 
-    async createGroup(input: { name: string; maxFileSize: number; quotaBytes: number }): Promise<number> {
+    async createGroup(input: { name: string; maxFileSize: number; quotaBytes: number; keepMetadata?: boolean }): Promise<number> {
       const [created] = await db('groups')
-        .insert({ name: input.name, max_file_size: input.maxFileSize, quota_bytes: input.quotaBytes })
+        .insert({ name: input.name, max_file_size: input.maxFileSize, quota_bytes: input.quotaBytes, keep_metadata: input.keepMetadata ?? false })
         .returning('id');
       return Number((created as { id: unknown }).id);
     },
 
-    async updateGroup(id: number, changes: { name?: string; maxFileSize?: number; quotaBytes?: number }): Promise<void> {
+    async updateGroup(id: number, changes: { name?: string; maxFileSize?: number; quotaBytes?: number; keepMetadata?: boolean }): Promise<void> {
       const patch: Record<string, unknown> = {};
       if (changes.name !== undefined) patch.name = changes.name;
       if (changes.maxFileSize !== undefined) patch.max_file_size = changes.maxFileSize;
       if (changes.quotaBytes !== undefined) patch.quota_bytes = changes.quotaBytes;
+      if (changes.keepMetadata !== undefined) patch.keep_metadata = changes.keepMetadata;
       if (Object.keys(patch).length > 0) await db('groups').where({ id }).update(patch);
     },
   };

@@ -1,5 +1,9 @@
+import { startTestS3Server } from './s3-server';
 import { prepareTemplate } from './test-database';
 
 export default async function globalSetup(): Promise<void> {
   await prepareTemplate('images');
+  const stop = await startTestS3Server();
+  // globalTeardown runs in this same process.
+  (globalThis as { stopTestS3Server?: () => Promise<void> }).stopTestS3Server = stop ?? undefined;
 }

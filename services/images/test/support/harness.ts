@@ -8,7 +8,13 @@ import pino from 'pino';
 import type express from 'express';
 import { loadConfig, type ImagesConfig } from '../../src/config';
 import { openImagesService } from '../../src/open-service';
-import { createUser } from '../../src/users/user-admin';
+import { createCredentialsRepository } from '../../src/auth/credentials-repository';
+import { createTokenVault } from '../../src/auth/token-vault';
+import { createUserAdmin, type UserAdmin } from '../../src/users/user-admin';
+import { createUsersRepository } from '../../src/users/users-repository';
+import type { Storage } from '../../src/storage/storage';
+import { STORAGE_AREAS, type StorageArea } from '../../src/storage/storage-keys';
+import { createTestBucket, testStorageBackend, type TestBucket } from './s3-server';
 import { openTestDatabase } from './test-database';
 
 export const MIB = 1024 * 1024;
@@ -25,6 +31,10 @@ export interface TestService {
   db: Knex;
   config: ImagesConfig;
   storageDir: string;
+  /** The service's storage: tmp/ and the local store, and the bucket when S3 is configured. */
+  storage: Storage;
+  /** The test bucket, when the service has one (TEST_STORAGE=s3, or S3_ variables given). */
+  bucket?: TestBucket;
   /** Recovery of unfinished steps, the bin purge and the tmp/ sweep, once, now (as the hourly timer does). */
   runHousekeeping(): Promise<void>;
   /** Empties every table a test may fill and the storage tree; restores the default groups. */
@@ -32,15 +42,30 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-export async function openTestService(env: Record<string, string> = {}, options: { housekeepingIntervalMs?: number; logger?: pino.Logger; clock?: () => Date } = {}): Promise<TestService> {
+/**
+ * The storage variables of a test service: the local disk, or with TEST_STORAGE=s3 a new bucket on
+ * the S3 test server (unless the test chose its backend itself).
+ */
+export async function testStorageEnv(env: Record<string, string> = {}): Promise<{ env: Record<string, string>; bucket?: TestBucket }> {
+  if (env.STORAGE_BACKEND !== undefined || env.S3_BUCKET !== undefined || testStorageBackend() !== 's3') return { env };
+  const bucket = await createTestBucket();
+  return { env: { ...bucket.env, STORAGE_BACKEND: 's3', ...env }, bucket };
+}
+
+export async function openTestService(
+  env: Record<string, string> = {},
+  options: { housekeepingIntervalMs?: number; logger?: pino.Logger; clock?: () => Date; bucket?: TestBucket } = {},
+): Promise<TestService> {
   const database = await openTestDatabase('images');
   const storageDir = env.STORAGE_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'images-test-'));
+  const storage = await testStorageEnv(env);
+  const bucket = options.bucket ?? storage.bucket;
   const config = loadConfig({
     DATABASE_URL: database.url,
     STORAGE_DIR: storageDir,
     PUBLIC_BASE_URL: 'http://img.test',
     LOG_LEVEL: 'silent',
-    ...env,
+    ...storage.env,
   });
   const service = await openImagesService(config, { ...options, db: database.db, logger: options.logger ?? pino({ level: 'silent' }) });
   const server = http.createServer(service.app);
@@ -51,15 +76,21 @@ export async function openTestService(env: Record<string, string> = {}, options:
     db: service.db,
     config,
     storageDir,
+    storage: service.storage,
+    bucket,
     runHousekeeping: service.runHousekeeping,
     async reset() {
-      await service.db.raw('TRUNCATE idempotency_keys, images, categories, users RESTART IDENTITY CASCADE');
+      await service.db.raw('TRUNCATE idempotency_keys, images, categories, credentials, sign_in_limits, users RESTART IDENTITY CASCADE');
       await service.db('groups').whereNotIn('name', ['default', 'vip']).delete();
       await service.db('groups').where({ name: 'default' }).update({ max_file_size: 10 * MIB, quota_bytes: 1024 * MIB });
       await service.db('groups').where({ name: 'vip' }).update({ max_file_size: 50 * MIB, quota_bytes: 20 * 1024 * MIB });
       for (const area of ['public', 'bin', 'thumbs', 'tmp']) {
         fs.rmSync(path.join(storageDir, area), { recursive: true, force: true });
         fs.mkdirSync(path.join(storageDir, area), { recursive: true });
+      }
+      for (const store of service.storage.configured) {
+        if (store.backend === 'local') continue;
+        for (const area of STORAGE_AREAS) for await (const key of store.list(area)) await store.remove(area, key);
       }
     },
     async close() {
@@ -72,12 +103,27 @@ export async function openTestService(env: Record<string, string> = {}, options:
   };
 }
 
-export async function createTestUser(db: Knex, name = `u${randomBytes(4).toString('hex')}`, groupName?: string) {
-  const { id, token } = await createUser(db, { name, groupName });
+/** The service's user rules on `db`, with the configuration's defaults (as the admin CLI builds them). */
+export function userAdminFor(db: Knex, config: Pick<ImagesConfig, 'tokenEncryptionKey' | 'maxUploadBytes'> = loadConfig({})): UserAdmin {
+  return createUserAdmin({
+    users: createUsersRepository(db),
+    credentials: createCredentialsRepository(db),
+    vault: createTokenVault(config.tokenEncryptionKey),
+    maxUploadBytes: config.maxUploadBytes,
+  });
+}
+
+export async function createTestUser(
+  db: Knex,
+  name = `u${randomBytes(4).toString('hex')}`,
+  groupName?: string,
+  options: { password?: string; isAdmin?: boolean } = {},
+) {
+  const { id, token } = await userAdminFor(db).createUser({ name, groupName, ...options });
   return { id, token, name };
 }
 
-/** Every file under an area of the storage tree, relative to it. */
+/** Every file under an area of the local storage tree, relative to it. */
 export function filesIn(storageDir: string, area: 'public' | 'bin' | 'thumbs' | 'tmp'): string[] {
   const root = path.join(storageDir, area);
   if (!fs.existsSync(root)) return [];
@@ -98,29 +144,71 @@ export async function imageRows(db: Knex, userId?: number): Promise<Array<Record
   return query.select('*');
 }
 
-/** Local path of a public url: what nginx would serve for it. */
-export function publicPathOf(storageDir: string, url: string): string {
-  const key = url.replace(/^http:\/\/img\.test\/i\//, '');
-  return path.join(storageDir, 'public', key);
+/** Every key of an area, in every configured backend (a key in two backends is listed twice). */
+export async function storedKeys(svc: { storage: Storage }, area: StorageArea): Promise<string[]> {
+  const keys: string[] = [];
+  for (const store of svc.storage.configured) for await (const key of store.list(area)) keys.push(key);
+  return keys.sort();
+}
+
+/** The storage key of a public url. */
+export function keyOfUrl(url: string): string {
+  return url.replace(/^https?:\/\/[^/]+\/i\//, '');
+}
+
+/** The bytes stored for a public url (what nginx serves for it), from the backend of new uploads; null when there are none. */
+export async function publicBytes(svc: { storage: Storage }, url: string): Promise<Buffer | null> {
+  const opened = await svc.storage.current.open('public', keyOfUrl(url));
+  if (!opened) return null;
+  const chunks: Buffer[] = [];
+  for await (const chunk of opened.body) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
 }
 
 /**
- * The store's invariant: every image at rest has exactly its files (stored: original in public/,
- * binned: in bin/; its thumbnail in thumbs/), no file is without its row, no row is mid-step, and
- * each user's used bytes are the sum of their images' sizes.
+ * The store's invariant: every image at rest has exactly its objects in the backend its row names
+ * (stored: original in public/, binned: in bin/; its thumbnail in thumbs/) and none in any other,
+ * no object is without its row, no row is mid-step or has migration leftovers, and each user's used
+ * bytes are the sum of their images' sizes.
  */
-export async function expectConsistentStore(db: Knex, storageDir: string): Promise<void> {
+export async function expectConsistentStore(svc: { db: Knex; storage: Storage }): Promise<void> {
+  const { db } = svc;
   const rows = await imageRows(db);
   expect(rows.filter((row) => row.status !== 'stored' && row.status !== 'binned')).toEqual([]);
-  const expected = {
-    public: rows.filter((row) => row.status === 'stored').map((row) => String(row.storage_key)).sort(),
-    bin: rows.filter((row) => row.status === 'binned').map((row) => String(row.storage_key)).sort(),
-    thumbs: rows.filter((row) => row.thumb_key !== null).map((row) => String(row.thumb_key)).sort(),
-  };
-  expect({ public: filesIn(storageDir, 'public'), bin: filesIn(storageDir, 'bin'), thumbs: filesIn(storageDir, 'thumbs') }).toEqual(expected);
+  expect(rows.filter((row) => row.storage_leftover !== null)).toEqual([]);
+  for (const store of svc.storage.configured) {
+    const own = rows.filter((row) => row.storage_backend === store.backend);
+    const expected = {
+      backend: store.backend,
+      public: own.filter((row) => row.status === 'stored').map((row) => String(row.storage_key)).sort(),
+      bin: own.filter((row) => row.status === 'binned').map((row) => String(row.storage_key)).sort(),
+      thumbs: own.filter((row) => row.thumb_key !== null).map((row) => String(row.thumb_key)).sort(),
+    };
+    const actual: Record<string, unknown> = { backend: store.backend };
+    for (const area of STORAGE_AREAS) {
+      const keys: string[] = [];
+      for await (const key of store.list(area)) keys.push(key);
+      actual[area] = keys.sort();
+    }
+    expect(actual).toEqual(expected);
+  }
   const users: Array<{ id: unknown; used_bytes: unknown }> = await db('users').select('id', 'used_bytes');
   for (const user of users) {
     const owned = rows.filter((row) => Number(row.user_id) === Number(user.id)).reduce((sum, row) => sum + Number(row.file_size), 0);
     expect({ user: Number(user.id), usedBytes: Number(user.used_bytes) }).toEqual({ user: Number(user.id), usedBytes: owned });
   }
+  await expectExactCounts(db);
+}
+
+/** The list counters (image_counts) equal a count of the rows, for every user, category and resting state. */
+export async function expectExactCounts(db: Knex): Promise<void> {
+  const key = (row: Record<string, unknown>) => `${row.user_id}/${row.category_id}/${row.status}`;
+  const counted: Array<Record<string, unknown>> = await db('images')
+    .whereIn('status', ['stored', 'binned'])
+    .groupBy('user_id', 'category_id', 'status')
+    .select('user_id', 'category_id', 'status')
+    .count({ count: '*' });
+  const kept: Array<Record<string, unknown>> = await db('image_counts').where('count', '<>', 0).select('user_id', 'category_id', 'status', 'count');
+  const asMap = (rows: Array<Record<string, unknown>>) => Object.fromEntries(rows.map((row) => [key(row), Number(row.count)]).sort());
+  expect(asMap(kept)).toEqual(asMap(counted));
 }

@@ -5,10 +5,11 @@ import net from 'node:net';
 
 /**
  * Admin commands for an embedded database, run by the process that has it open (PGlite allows one
- * process at a time). One JSON request per connection: `{"argv":[...]}`; the answer is JSON lines
+ * process at a time). One JSON request per connection: `{"argv":[...],"input":"…"}` (input: what the
+ * operator piped into the command, for the commands that read stdin); the answer is JSON lines
  * `{"out":"…"}` / `{"err":"…"}` as the command prints, then `{"exit":<status>}`.
  */
-export type AdminRunner = (argv: string[], print: { out(line: string): void; err(line: string): void }) => Promise<number>;
+export type AdminRunner = (argv: string[], print: { out(line: string): void; err(line: string): void }, input: string | undefined) => Promise<number>;
 
 export async function serveAdminCommands(socketPath: string, run: AdminRunner): Promise<{ close(): Promise<void> }> {
   // Left by a process that died (the lock file said so before we got here).
@@ -23,15 +24,17 @@ export async function serveAdminCommands(socketPath: string, run: AdminRunner): 
       socket.removeAllListeners('data');
       const send = (message: object) => socket.write(`${JSON.stringify(message)}\n`);
       let argv: string[];
+      let input: string | undefined;
       try {
-        argv = (JSON.parse(request.slice(0, newline)) as { argv: string[] }).argv;
+        ({ argv, input } = JSON.parse(request.slice(0, newline)) as { argv: string[]; input?: string });
         if (!Array.isArray(argv) || !argv.every((arg) => typeof arg === 'string')) throw new Error('argv must be a list of strings');
+        if (input !== undefined && typeof input !== 'string') throw new Error('input must be a string');
       } catch (error) {
         send({ err: `error: bad admin request: ${(error as Error).message}` });
         socket.end(`${JSON.stringify({ exit: 2 })}\n`);
         return;
       }
-      run(argv, { out: (line) => send({ out: line }), err: (line) => send({ err: line }) }).then(
+      run(argv, { out: (line) => send({ out: line }), err: (line) => send({ err: line }) }, input).then(
         (status) => socket.end(`${JSON.stringify({ exit: status })}\n`),
         (error: unknown) => {
           send({ err: `error: ${(error as Error)?.message ?? String(error)}` });
@@ -56,13 +59,13 @@ export async function serveAdminCommands(socketPath: string, run: AdminRunner): 
 }
 
 /** Sends one admin command to the process that owns the database; prints as it answers; resolves with its exit status. */
-export function forwardAdminCommand(socketPath: string, argv: string[], print: { out(line: string): void; err(line: string): void }): Promise<number> {
+export function forwardAdminCommand(socketPath: string, argv: string[], print: { out(line: string): void; err(line: string): void }, input?: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(socketPath);
     let buffered = '';
     let status: number | undefined;
     socket.setEncoding('utf8');
-    socket.on('connect', () => socket.write(`${JSON.stringify({ argv })}\n`));
+    socket.on('connect', () => socket.write(`${JSON.stringify({ argv, input })}\n`));
     socket.on('data', (chunk: string) => {
       buffered += chunk;
       for (let newline = buffered.indexOf('\n'); newline !== -1; newline = buffered.indexOf('\n')) {

@@ -8,6 +8,7 @@ import { createLogger } from '../open-service';
 import { openRedis, waitForRedis } from '../ratelimit/redis-connection';
 import { createRequestLimiter } from '../ratelimit/request-limiter';
 import { forwardAdminCommand } from './admin-socket';
+import { memoryKeyVersion, redisKeyVersion } from '../auth/key-version';
 import { ADMIN_HELP, runAdminCommand } from './commands';
 
 export interface Printer {
@@ -50,7 +51,9 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: Prin
       await migrateToLatest(db);
       const limiter = redis ? createRequestLimiter({ keyPrefix: config.rateLimitKeyPrefix, redis, logger }) : undefined;
       if (redis) await waitForRedis(redis, 2000);
-      return await runAdminCommand(argv, { db, limiter, defaultRateLimitPerHour: config.defaultRateLimitPerHour, ...print });
+      // An embedded database is claimed by this CLI: no running process has cached keys to invalidate.
+      const keyVersion = redis ? redisKeyVersion(redis, config.rateLimitKeyPrefix) : target.kind === 'postgres' ? undefined : memoryKeyVersion();
+      return await runAdminCommand(argv, { db, limiter, keyVersion, defaultRateLimitPerHour: config.defaultRateLimitPerHour, ...print });
     } finally {
       redis?.disconnect();
       await db.destroy();

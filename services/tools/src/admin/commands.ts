@@ -1,11 +1,13 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Knex } from 'knex';
-import { createApiKeyRepository, type ApiKeyRow } from '../auth/api-key-repository';
+import { KEY_CACHE_TTL_MS } from '../auth/api-key-cache';
+import type { KeyVersion } from '../auth/key-version';
+import { createApiKeysRepository, type ApiKeyRow } from '../auth/api-keys-repository';
 import { createApiKey } from '../auth/api-keys';
 import { createCatalogRepository } from '../catalog/catalog-repository';
 import { detectFormat, importCatalog, ImportFormatError, parseCategoryPatch, type ImportFormat, type RejectedRow } from '../catalog/importer';
-import { editCategory } from '../catalog/category-service';
+import { editCategory } from '../catalog/categories-service';
 import { adsConfigSchema, DISABLED_ADS_CONFIG } from '../ads/ads-config';
 import { createSettingsRepository } from '../ads/settings-repository';
 import { ADS_SETTING_KEY } from '../ads/ads-service';
@@ -56,8 +58,30 @@ export interface AdminContext {
   /** Present when REDIS_URL is configured: lets key:list show the current hour's usage. */
   limiter?: RequestLimiter;
   defaultRateLimitPerHour: number;
+  /**
+   * The version that replicas check their cached keys against (see auth/key-version.ts); moved after
+   * every change to a key. Absent without Redis on a Postgres database: replicas see the change when
+   * their cached entry expires.
+   */
+  keyVersion?: KeyVersion;
   out(line: string): void;
   err(line: string): void;
+}
+
+/** Tells every replica that a key changed, so none trusts its cached copy any longer. */
+async function announceKeyChange(ctx: AdminContext): Promise<number> {
+  const later = `replicas that cached the key see the change within ${KEY_CACHE_TTL_MS / 1000} s`;
+  if (!ctx.keyVersion) {
+    ctx.err(`warning: REDIS_URL is not set, so running replicas could not be told at once; ${later}`);
+    return 0;
+  }
+  try {
+    await ctx.keyVersion.changed();
+    return 0;
+  } catch (error) {
+    ctx.err(`error: the change is saved, but running replicas could not be told at once (Redis: ${(error as Error).message}); ${later}, or run the command again`);
+    return 1;
+  }
 }
 
 function parsePerHour(raw: string): number {
@@ -67,7 +91,7 @@ function parsePerHour(raw: string): number {
 
 async function findKey(ctx: AdminContext, ref: string | undefined): Promise<ApiKeyRow> {
   if (!ref) throw new UsageError('missing key name or id');
-  const repository = createApiKeyRepository(ctx.db);
+  const repository = createApiKeysRepository(ctx.db);
   const byName = await repository.findByName(ref);
   if (byName) return byName;
   if (/^\d{1,9}$/.test(ref)) {
@@ -114,7 +138,7 @@ export async function runAdminCommand(argv: string[], ctx: AdminContext): Promis
         const name = values.name?.trim();
         if (!name) throw new UsageError('--name is required');
         if (name.length > 100) throw new UsageError('--name must be at most 100 characters');
-        const repository = createApiKeyRepository(ctx.db);
+        const repository = createApiKeysRepository(ctx.db);
         if (await repository.findByName(name)) throw new CommandError(`an API key named "${name}" already exists`);
         const limit = values.limit === undefined ? null : parsePerHour(values.limit);
         const { apiKey, record } = await createApiKey(repository, { name, rateLimitPerHour: limit });
@@ -128,9 +152,9 @@ export async function runAdminCommand(argv: string[], ctx: AdminContext): Promis
         const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });
         const key = await findKey(ctx, positionals[0]);
         const enabled = command === 'key:enable';
-        await createApiKeyRepository(ctx.db).update(key.id, { enabled });
+        await createApiKeysRepository(ctx.db).update(key.id, { enabled });
         ctx.out(`API key #${key.id} "${key.name}" ${enabled ? 'enabled' : 'disabled'}`);
-        return 0;
+        return announceKeyChange(ctx);
       }
       case 'key:limit': {
         const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });
@@ -138,13 +162,13 @@ export async function runAdminCommand(argv: string[], ctx: AdminContext): Promis
         const raw = positionals[1];
         if (!raw) throw new UsageError('missing limit (a positive integer or "default")');
         const limit = raw === 'default' ? null : parsePerHour(raw);
-        await createApiKeyRepository(ctx.db).update(key.id, { rateLimitPerHour: limit });
+        await createApiKeysRepository(ctx.db).update(key.id, { rateLimitPerHour: limit });
         ctx.out(`API key #${key.id} "${key.name}" limit: ${limit ?? `${ctx.defaultRateLimitPerHour} (default)`}/hour`);
-        return 0;
+        return announceKeyChange(ctx);
       }
       case 'key:list': {
         parseArgs({ args: rest, options: {} });
-        const keys = await createApiKeyRepository(ctx.db).list();
+        const keys = await createApiKeysRepository(ctx.db).list();
         ctx.out(['id', 'name', 'prefix', 'status', 'limit/h', 'used this hour', 'window resets in'].join('\t'));
         for (const key of keys) {
           let used = 'n/a (no REDIS_URL)';

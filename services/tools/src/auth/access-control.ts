@@ -3,11 +3,11 @@ import { Messages } from '../errors/messages';
 import type { Metrics } from '../metrics/metrics';
 import type { RateLimitDecision, RequestLimiter } from '../ratelimit/request-limiter';
 import { WINDOW_SECONDS } from '../ratelimit/request-limiter';
-import type { ApiKeyRepository } from './api-key-repository';
-import { findApiKey } from './api-keys';
+import type { KeyLookup } from './api-key-cache';
+import type { ApiKeyRow } from './api-keys-repository';
 
 export interface AccessControlOptions {
-  apiKeys: ApiKeyRepository;
+  keys: KeyLookup;
   limiter: RequestLimiter;
   metrics: Metrics;
   defaultRateLimitPerHour: number;
@@ -41,13 +41,27 @@ function rateLimitHeaders(decision: RateLimitDecision, nowMs: number): Record<st
  * actions it is ignored and the request is treated as anonymous.
  */
 export function createAccessControl(options: AccessControlOptions) {
+  const limitOf = (key: ApiKeyRow) => key.rateLimitPerHour ?? options.defaultRateLimitPerHour;
   return async function admit(request: AccessRequest): Promise<Record<string, string>> {
-    const key = request.presentedKey === undefined ? undefined : await findApiKey(options.apiKeys, request.presentedKey);
+    const presented = request.presentedKey;
+    let key: ApiKeyRow | undefined;
+    let decision: RateLimitDecision | undefined;
+    const guess = presented === undefined ? undefined : options.keys.guess(presented);
+    if (guess?.enabled) {
+      // A key cached as enabled is counted while its version is checked, so both Redis commands go out
+      // together. If the check finds the key changed, the request is decided afresh on what is current
+      // (a key disabled a moment ago is then counted once more, on the request that finds out).
+      const [found, counted] = await Promise.all([options.keys.find(presented!), options.limiter.consume(`key:${guess.id}`, limitOf(guess))]);
+      key = found;
+      if (found === guess) decision = counted;
+    } else if (presented !== undefined) {
+      key = await options.keys.find(presented);
+    }
     let subject: string;
     let limit: number;
     if (key && key.enabled) {
       subject = `key:${key.id}`;
-      limit = key.rateLimitPerHour ?? options.defaultRateLimitPerHour;
+      limit = limitOf(key);
     } else if (request.authentication === 'required') {
       if (key && !key.enabled) throw new AppError(Messages.disabledKey, 403);
       throw new AppError(Messages.invalidKey, 401);
@@ -56,7 +70,7 @@ export function createAccessControl(options: AccessControlOptions) {
       limit = options.anonymousRateLimitPerHour;
     }
 
-    const decision = await options.limiter.consume(subject, limit);
+    decision ??= await options.limiter.consume(subject, limit);
     const headers = rateLimitHeaders(decision, options.now());
     if (!decision.allowed) {
       options.metrics.countRateLimitRejection(subject.startsWith('key:') ? 'key' : 'ip');

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { ApiKeyRepository, ApiKeyRow } from './api-key-repository';
+import type { ApiKeysRepository, ApiKeyRow } from './api-keys-repository';
 
 /** Keys are 256 random bits; only their SHA-256 digest is stored, so a key is shown once, at creation. */
 export function generateApiKey(): string {
@@ -11,7 +11,7 @@ export function hashApiKey(apiKey: string): string {
 }
 
 export async function createApiKey(
-  repository: ApiKeyRepository,
+  repository: ApiKeysRepository,
   input: { name: string; rateLimitPerHour: number | null },
 ): Promise<{ apiKey: string; record: ApiKeyRow }> {
   const apiKey = generateApiKey();
@@ -27,7 +27,7 @@ export async function createApiKey(
 /** Longest key worth hashing: real keys are 46 characters; a 10 KB header is simply unknown. */
 const MAX_KEY_LENGTH = 256;
 
-export async function findApiKey(repository: ApiKeyRepository, presented: string): Promise<ApiKeyRow | undefined> {
+export async function findApiKey(repository: ApiKeysRepository, presented: string): Promise<ApiKeyRow | undefined> {
   if (presented.length === 0 || presented.length > MAX_KEY_LENGTH) return undefined;
   return repository.findByHash(hashApiKey(presented));
 }

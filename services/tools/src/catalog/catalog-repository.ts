@@ -93,6 +93,43 @@ function createCatalogQueries(db: Knex) {
       return (rows as DbToolRow[]).map(toTool);
     },
 
+    /** Featured tools, most visited first (the website's home page). */
+    async featuredTools(limit: number): Promise<ToolWithCategorySlug[]> {
+      const rows = await toolsQuery()
+        .select(toolColumns)
+        .where('t.is_featured', true)
+        .orderBy([{ column: 't.visits', order: 'desc' }, { column: 't.id', order: 'asc' }])
+        .limit(limit);
+      return (rows as DbToolRow[]).map(toTool);
+    },
+
+    /**
+     * Tools of the same category as `tool`, those sharing the most tags first, then featured, then most
+     * visited (a tool page's "related tools"). Read through the category index: one category's tools.
+     */
+    async relatedTools(tool: { id: number; category_id: number; tags: string[] }, limit: number): Promise<ToolWithCategorySlug[]> {
+      const rows = await toolsQuery()
+        .select(toolColumns)
+        .where('t.category_id', tool.category_id)
+        .whereNot('t.id', tool.id)
+        .orderByRaw('cardinality(ARRAY(SELECT unnest(t.tags) INTERSECT SELECT unnest(?::text[]))) DESC', [tool.tags])
+        .orderBy([{ column: 't.is_featured', order: 'desc' }, { column: 't.visits', order: 'desc' }, { column: 't.id', order: 'asc' }])
+        .limit(limit);
+      return (rows as DbToolRow[]).map(toTool);
+    },
+
+    /** Slugs and last changes of tools in id order, a slice at a time (the website's sitemap). */
+    async toolSlugs(offset: number, limit: number): Promise<{ slug: string; updated_at: string }[]> {
+      const rows: { slug: string; updated_at: Date | string }[] = await db('tools').select('slug', 'updated_at').orderBy('id').offset(offset).limit(limit);
+      return rows.map((row) => ({ slug: row.slug, updated_at: new Date(row.updated_at).toISOString() }));
+    },
+
+    /** Moves whenever a tool or category changes (not on visits): see the catalog_revision migration. */
+    async catalogRevision(): Promise<number> {
+      const row: { revision: string | number } | undefined = await db('catalog_revision').select('revision').where({ id: 1 }).first();
+      return Number(row?.revision ?? 0);
+    },
+
     async totals(): Promise<{ totalTools: number; totalCategories: number; totalVisits: number }> {
       const row = await db
         .select(

@@ -53,6 +53,8 @@ export interface DirectoryServiceOptions {
   catalog: CatalogRepository;
   /** How long stats, the category list and list totals may be served from memory (0 = always fresh). */
   cacheTtlMs: number;
+  /** How long a list page or a search result may be served from memory (0 = always fresh). */
+  readCacheTtlMs?: number;
   now: () => number;
 }
 
@@ -60,6 +62,9 @@ export interface DirectoryServiceOptions {
 export function createDirectoryService(options: DirectoryServiceOptions) {
   const { catalog } = options;
   const cache = createTtlCache(options.cacheTtlMs, options.now);
+  // Pages and results are what every list or search request asks for; a short TTL takes the database
+  // off the hot path (a tool's visits in a list may lag by that much, as totals do by cacheTtlMs).
+  const reads = createTtlCache(options.readCacheTtlMs ?? 0, options.now);
 
   /** A list page and its total. The total is an aggregate like stats: counting every tool per request would scan them all. */
   async function toolPage(categoryId: number | undefined, page: number, limit: number) {
@@ -71,9 +76,11 @@ export function createDirectoryService(options: DirectoryServiceOptions) {
   }
 
   return {
-    async listTools(request: { page: number; limit: number; categoryId?: number }): Promise<ToolPage> {
-      const { tools, total } = await toolPage(request.categoryId, request.page, request.limit);
-      return { data: tools.map(withoutCategorySlug), pagination: pagination(request.page, request.limit, total) };
+    listTools(request: { page: number; limit: number; categoryId?: number }): Promise<ToolPage> {
+      return reads.get(`tools:${request.categoryId ?? 'all'}:${request.page}:${request.limit}`, async () => {
+        const { tools, total } = await toolPage(request.categoryId, request.page, request.limit);
+        return { data: tools.map(withoutCategorySlug), pagination: pagination(request.page, request.limit, total) };
+      });
     },
 
     /**
@@ -95,16 +102,18 @@ export function createDirectoryService(options: DirectoryServiceOptions) {
     },
 
     /** Every word of the keyword must match (see search-query.ts); `total` counts every match, not just this page. */
-    async search(request: { keyword: string; page: number; limit: number }): Promise<SearchResult> {
-      const plan = planSearch(request.keyword);
-      const { tools, total } = await catalog.searchTools(plan, (request.page - 1) * request.limit, request.limit);
-      return {
-        data: tools.map(withoutCategorySlug),
-        total,
-        page: request.page,
-        limit: request.limit,
-        total_pages: Math.ceil(total / request.limit),
-      };
+    search(request: { keyword: string; page: number; limit: number }): Promise<SearchResult> {
+      return reads.get(`search:${request.page}:${request.limit}:${request.keyword}`, async () => {
+        const plan = planSearch(request.keyword);
+        const { tools, total } = await catalog.searchTools(plan, (request.page - 1) * request.limit, request.limit);
+        return {
+          data: tools.map(withoutCategorySlug),
+          total,
+          page: request.page,
+          limit: request.limit,
+          total_pages: Math.ceil(total / request.limit),
+        };
+      });
     },
 
     async categories(): Promise<Category[]> {

@@ -78,9 +78,11 @@ export function searchStatement(plan: SearchPlan, offset: number, limit: number)
   const score = joinFragments(terms.map(tierExpression), ' + ');
   const nameScore = joinFragments(terms.map(nameTierExpression), ' + ');
   return {
+    // Each match's tool is fetched by its primary key (a LATERAL subquery the planner may not flatten):
+    // a plain join let it hash-join a scan of the whole tools table once a query matched a few hundred tools.
     sql: `SELECT ${toolColumns.join(', ')}, count(*) OVER () AS total
       FROM tool_search s
-      JOIN tools t ON t.id = s.tool_id
+      CROSS JOIN LATERAL (SELECT * FROM tools WHERE tools.id = s.tool_id OFFSET 0) t
       JOIN categories c ON c.id = t.category_id
       WHERE ${where.sql}
       ORDER BY (${score.sql}), (${nameScore.sql}), t.is_featured DESC, t.visits DESC, t.id ASC

@@ -1,14 +1,19 @@
 /**
- * A per-app cache for the few aggregate answers (stats, category list) that would otherwise scan every
- * tool on each request. Values may be up to `ttlMs` old; concurrent misses share one load.
+ * A per-app cache for answers that would otherwise hit the database on every request: the aggregates
+ * (stats, category list, list totals) and, for a shorter time, list pages and search results. Values
+ * may be up to `ttlMs` old; concurrent misses share one load. At most `maxEntries` are kept (the oldest
+ * goes first), so endless distinct pages or queries cannot grow it without bound. Cached values are
+ * shared between requests: callers must not change them.
  */
-export function createTtlCache(ttlMs: number, now: () => number) {
+export function createTtlCache(ttlMs: number, now: () => number, maxEntries = 2000) {
   const entries = new Map<string, { expiresAt: number; value: Promise<unknown> }>();
   return {
     get<T>(key: string, load: () => Promise<T>): Promise<T> {
       if (ttlMs <= 0) return load();
       const entry = entries.get(key);
       if (entry && entry.expiresAt > now()) return entry.value as Promise<T>;
+      entries.delete(key); // re-inserted below, as the newest
+      if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
       const value = load();
       entries.set(key, { expiresAt: now() + ttlMs, value });
       value.catch(() => entries.delete(key));

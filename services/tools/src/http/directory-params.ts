@@ -79,12 +79,20 @@ export function parseToolSlug(query: RawQuery): string {
   return slug;
 }
 
+/** Why a (trimmed) search keyword cannot be searched, or null; the website asks the same of its search box. */
+export function keywordProblem(keyword: string): 'too-long' | 'invalid-characters' | null {
+  if ([...keyword].length > MAX_QUERY_LENGTH) return 'too-long';
+  if (CONTROL_CHARACTERS.test(keyword) || LONE_SURROGATE.test(keyword)) return 'invalid-characters';
+  return null;
+}
+
 export function parseSearchQuery(query: RawQuery): PageRequest & { keyword: string } {
   const raw = optionalString(query, 'q');
   if (raw === undefined || raw.trim() === '') throw badParameter('q 不能为空');
   const keyword = raw.trim();
-  if ([...keyword].length > MAX_QUERY_LENGTH) throw badParameter(`q 长度不能超过 ${MAX_QUERY_LENGTH} 个字符`);
-  if (CONTROL_CHARACTERS.test(keyword) || LONE_SURROGATE.test(keyword)) throw badParameter('q 包含非法字符');
+  const problem = keywordProblem(keyword);
+  if (problem === 'too-long') throw badParameter(`q 长度不能超过 ${MAX_QUERY_LENGTH} 个字符`);
+  if (problem === 'invalid-characters') throw badParameter('q 包含非法字符');
   return { keyword, page: positiveInt(query, 'page', 1), limit: pageSize(query, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT) };
 }
 

@@ -41,6 +41,20 @@ export function createDirectoryRoutes(deps: { directory: DirectoryService; ads: 
     },
   };
 
+  // Lists and search results come from a short cache (see directory-service.ts): the same object on
+  // every hit, so its JSON is made once, as bytes (no string to encode per response). Served objects
+  // are never changed, so the bytes stay true.
+  const rendered = new WeakMap<object, Buffer>();
+  const render = (data: unknown): Buffer => {
+    if (typeof data !== 'object' || data === null) return Buffer.from(JSON.stringify(ok(data)));
+    let bytes = rendered.get(data);
+    if (bytes === undefined) {
+      bytes = Buffer.from(JSON.stringify(ok(data)));
+      rendered.set(data, bytes);
+    }
+    return bytes;
+  };
+
   const router = Router();
   router.options(API_PATH, (_req, res) => {
     res.status(204).end();
@@ -58,7 +72,7 @@ export function createDirectoryRoutes(deps: { directory: DirectoryService; ads: 
       authentication: action.authentication,
     });
     res.set(rateLimitHeaders);
-    res.json(ok(await action.run(req)));
+    res.type('application/json').send(render(await action.run(req)));
   });
   router.all(API_PATH, (_req, res) => {
     res.locals.metricsRoute = 'method_not_allowed';

@@ -8,6 +8,8 @@ import type { Logger } from 'pino';
 export function openRedis(url: string, logger: Logger): Redis {
   const redis = new Redis(url, {
     enableOfflineQueue: false,
+    // Commands issued in the same tick (a request's key-version read and its count) share one write.
+    enableAutoPipelining: true,
     maxRetriesPerRequest: 1,
     commandTimeout: 1000,
     connectTimeout: 2000,

@@ -4,8 +4,9 @@ import type express from 'express';
 import { createApp } from '../../src/app';
 import { loadConfig, type ToolsConfig } from '../../src/config';
 import { createRequestLimiter, type RequestLimiter } from '../../src/ratelimit/request-limiter';
-import { createApiKeyRepository } from '../../src/auth/api-key-repository';
+import { createApiKeysRepository } from '../../src/auth/api-keys-repository';
 import { createApiKey } from '../../src/auth/api-keys';
+import type { KeyVersion } from '../../src/auth/key-version';
 import { createCatalogRepository } from '../../src/catalog/catalog-repository';
 import { importCatalog, type ImportReport } from '../../src/catalog/importer';
 import { openTestDatabase } from './test-database';
@@ -13,14 +14,14 @@ import { openTestDatabase } from './test-database';
 export const silentLogger = pino({ level: 'silent' });
 
 export function testConfig(overrides: Record<string, string> = {}): ToolsConfig {
-  return loadConfig({ LOG_LEVEL: 'silent', STATS_CACHE_TTL_MS: '0', DATABASE_URL: 'pglite:memory', ...overrides });
+  return loadConfig({ LOG_LEVEL: 'silent', STATS_CACHE_TTL_MS: '0', READ_CACHE_TTL_MS: '0', DATABASE_URL: 'pglite:memory', ...overrides });
 }
 
 export interface Harness {
   db: Knex;
   databaseUrl: string;
   /** A fresh app (and, unless given, a fresh in-memory limiter) over the shared test database. */
-  app(options?: { limiter?: RequestLimiter; config?: Record<string, string>; now?: () => number; logger?: pino.Logger }): express.Express;
+  app(options?: { limiter?: RequestLimiter; config?: Record<string, string>; clock?: () => Date; logger?: pino.Logger; keyVersion?: KeyVersion }): express.Express;
   reset(): Promise<void>;
   close(): Promise<void>;
 }
@@ -34,7 +35,7 @@ export async function openHarness(): Promise<Harness> {
     app(options = {}) {
       const config = testConfig(options.config);
       const limiter = options.limiter ?? createRequestLimiter({ keyPrefix: config.rateLimitKeyPrefix, logger: silentLogger });
-      return createApp({ db, limiter, logger: options.logger ?? silentLogger, config, now: options.now });
+      return createApp({ db, limiter, logger: options.logger ?? silentLogger, config, clock: options.clock, keyVersion: options.keyVersion });
     },
     async reset() {
       await db.raw('TRUNCATE tools, categories, api_keys, app_settings RESTART IDENTITY CASCADE');
@@ -47,7 +48,7 @@ export async function openHarness(): Promise<Harness> {
 }
 
 export async function createKey(db: Knex, options: { name?: string; rateLimitPerHour?: number | null; enabled?: boolean } = {}) {
-  const repository = createApiKeyRepository(db);
+  const repository = createApiKeysRepository(db);
   const { apiKey, record } = await createApiKey(repository, {
     name: options.name ?? `key-${Math.random().toString(36).slice(2)}`,
     rateLimitPerHour: options.rateLimitPerHour ?? null,

@@ -54,14 +54,15 @@ export async function stopMain(main: MainProcess): Promise<void> {
   await main.exit;
 }
 
-/** The admin CLI as a process; resolves with its exit status and output, whatever the status. */
-export function runCli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+/** The admin CLI as a process, with `input` piped into it; resolves with its exit status and output, whatever the status. */
+export function runCli(args: string[], env: Record<string, string>, input = ''): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       process.execPath,
       ['--import', 'tsx', 'src/admin/cli.ts', ...args],
       { cwd: SERVICE_ROOT, env: { ...process.env, NODE_OPTIONS: '', INIT_CWD: '', ...env }, encoding: 'utf8' },
       (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
+    child.stdin!.end(input);
   });
 }

@@ -12,21 +12,22 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function waitForPort(port: number, open: boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const isOpen = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
-    if (isOpen === open) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`redis port ${port} did not become ${open ? 'open' : 'closed'}`);
+/** Resolves when the server says it accepts connections (its log goes to stdout); fails if it exits first. */
+function whenReady(child: ChildProcess): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (!/Ready to accept connections/.test(output)) return;
+      child.stdout!.off('data', onData);
+      child.off('exit', onExit);
+      child.stdout!.resume();
+      resolve();
+    };
+    const onExit = () => reject(new Error(`redis-server exited before it was ready:\n${output}`));
+    child.stdout!.on('data', onData);
+    child.once('exit', onExit);
+  });
 }
 
 /** A private redis-server on a random port that a test may stop and start (never the machine's shared Redis). */
@@ -43,10 +44,10 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   const port = await freePort();
   let child: ChildProcess | undefined;
   const start = async () => {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
-      stdio: 'ignore',
+    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--logfile', ''], {
+      stdio: ['ignore', 'pipe', 'ignore'],
     });
-    await waitForPort(port, true);
+    await whenReady(child);
   };
   const stop = async () => {
     const running = child;
@@ -57,7 +58,7 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
       running.kill('SIGCONT');
       running.kill('SIGTERM');
     });
-    await waitForPort(port, false);
+    // Exited: its listening socket is closed.
   };
   await start();
   return {

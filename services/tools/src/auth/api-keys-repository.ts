@@ -32,7 +32,7 @@ function toApiKey(row: DbApiKeyRow): ApiKeyRow {
   };
 }
 
-export function createApiKeyRepository(db: Knex) {
+export function createApiKeysRepository(db: Knex) {
   return {
     async findByHash(keyHash: string): Promise<ApiKeyRow | undefined> {
       const row = await db('api_keys').select(columns).where({ key_hash: keyHash }).first();
@@ -62,4 +62,4 @@ export function createApiKeyRepository(db: Knex) {
   };
 }
 
-export type ApiKeyRepository = ReturnType<typeof createApiKeyRepository>;
+export type ApiKeysRepository = ReturnType<typeof createApiKeysRepository>;

@@ -1,0 +1,79 @@
+/**
+ * Baseline of target 2: the upload's work done by bare sharp in one process, without HTTP, database or
+ * multipart: validate and read the metadata, make the 400×400 WebP thumbnail, and write the original
+ * and the thumbnail durably (temp name, fsync, rename, fsync of the folder), CONCURRENCY at a time,
+ * for DURATION_SEC seconds. Prints one JSON line: {"operations":n,"seconds":s,"p50Ms":..,"p99Ms":..}.
+ * The sharp settings are the media module's: failOn truncated, the 50-megapixel limit, no cache.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { open, rename } from 'node:fs/promises';
+import path from 'node:path';
+import sharp from 'sharp';
+
+const input = readFileSync(process.env.IMAGE_FILE!);
+const outDir = process.env.OUT_DIR!;
+const concurrency = Number(process.env.CONCURRENCY ?? 4);
+const durationMs = Number(process.env.DURATION_SEC ?? 5) * 1000;
+const MAX_INPUT_PIXELS = 50_000_000;
+
+sharp.cache(false);
+mkdirSync(outDir, { recursive: true });
+
+async function writeDurably(target: string, bytes: Buffer): Promise<void> {
+  const temp = `${target}.tmp`;
+  const file = await open(temp, 'w');
+  try {
+    await file.writeFile(bytes);
+    await file.sync();
+  } finally {
+    await file.close();
+  }
+  await rename(temp, target);
+}
+
+async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function uploadOnce(): Promise<void> {
+  const options = { failOn: 'truncated' as const, limitInputPixels: MAX_INPUT_PIXELS, pages: 1 };
+  const metadata = await sharp(input, options).metadata();
+  if (!metadata.format || !metadata.width || !metadata.height) throw new Error('not an image');
+  const thumbnail = await sharp(input, options).rotate().resize(400, 400, { fit: 'inside', withoutEnlargement: true }).webp({ quality: 80 }).toBuffer();
+  const name = randomBytes(16).toString('hex');
+  const original = path.join(outDir, `${name}.${metadata.format}`);
+  const thumb = path.join(outDir, `${name}.thumb.webp`);
+  await writeDurably(original, input);
+  await writeDurably(thumb, thumbnail);
+  await syncDir(outDir);
+}
+
+async function main(): Promise<void> {
+  const latencies: number[] = [];
+  const started = Date.now();
+  const deadline = started + durationMs;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (Date.now() < deadline) {
+        const t0 = performance.now();
+        await uploadOnce();
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const seconds = (Date.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  process.stdout.write(`${JSON.stringify({ operations: latencies.length, seconds, p50Ms: at(0.5), p99Ms: at(0.99) })}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

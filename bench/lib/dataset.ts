@@ -1,0 +1,103 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Client } from 'pg';
+import sharp from 'sharp';
+import { runAdmin } from './stack';
+
+/** The word every list user has in exactly NEEDLE_MATCHES file names, whatever their image count. */
+export const NEEDLE = 'sunset';
+export const NEEDLE_MATCHES = 50;
+
+function lineAfter(output: string, label: string): string {
+  const line = output.split('\n').find((l) => l.startsWith(label));
+  if (!line) throw new Error(`admin output without "${label}":\n${output}`);
+  return line.slice(label.length).trim();
+}
+
+/** The sample directory that `npm start` imports, and a key whose limit the bench cannot reach. */
+export async function seedTools(env: NodeJS.ProcessEnv): Promise<{ apiKey: string }> {
+  await runAdmin('tools', env, ['demo:seed']);
+  const created = await runAdmin('tools', env, ['key:create', '--name', 'bench', '--limit', '999999999']);
+  return { apiKey: lineAfter(created, 'key:') };
+}
+
+/** The user's token, from the admin CLI's `token (…): <token>` line. */
+export async function createImagesUser(env: NodeJS.ProcessEnv, name: string, group: string): Promise<string> {
+  const output = await runAdmin('images', env, ['create-user', name, '--group', group]);
+  const token = /^token \([^)]*\): (\S+)$/m.exec(output)?.[1];
+  if (!token) throw new Error(`admin output without a token line:\n${output}`);
+  return token;
+}
+
+export async function createImagesGroup(env: NodeJS.ProcessEnv, name: string): Promise<void> {
+  await runAdmin('images', env, ['create-group', name, '--max-file-size', '64MiB', '--quota', '100000GiB']);
+}
+
+/**
+ * Gives a user `count` stored images as rows (no files: lists never read them), newest last, in
+ * batches, through plain INSERTs: whatever the schema maintains on insert is maintained. Exactly
+ * NEEDLE_MATCHES names contain NEEDLE; the others are camera-style names. used_bytes is set to match.
+ */
+export async function seedImageRows(databaseUrl: string, userName: string, count: number, log: (line: string) => void): Promise<void> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ user_id: string; category_id: string }>(
+      'SELECT u.id AS user_id, c.id AS category_id FROM users u JOIN categories c ON c.user_id = u.id AND c.is_default WHERE u.name = $1',
+      [userName],
+    );
+    const owner = rows[0];
+    if (!owner) throw new Error(`no user ${userName}`);
+    const every = Math.max(Math.floor(count / NEEDLE_MATCHES), 1);
+    const batch = 100_000;
+    const started = Date.now();
+    for (let from = 1; from <= count; from += batch) {
+      const to = Math.min(from + batch - 1, count);
+      await client.query(
+        `INSERT INTO images (user_id, category_id, storage_key, thumb_key, format, original_name, file_size, width, height, status, created_at, status_changed_at)
+         SELECT $1, $2, '2026/11/23/' || md5($3 || ':' || g) || '.jpg', NULL, 'jpeg',
+                CASE WHEN g % $4 = 0 AND g / $4 <= $5 THEN 'beach-${NEEDLE}-' || g || '.jpg' ELSE 'IMG_' || lpad(g::text, 7, '0') || '.JPG' END,
+                200000 + g % 5000, 1280, 960, 'stored', now() - make_interval(secs => $6 - g), now()
+         FROM generate_series($7::int, $8::int) AS g`,
+        [owner.user_id, owner.category_id, userName, every, NEEDLE_MATCHES, count, from, to],
+      );
+      if (count > batch) log(`  ${userName}: ${to.toLocaleString('en')} / ${count.toLocaleString('en')} rows (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+    }
+    await client.query('UPDATE users SET used_bytes = (SELECT coalesce(sum(file_size), 0) FROM images WHERE user_id = users.id) WHERE id = $1', [owner.user_id]);
+    // As autovacuum would soon: statistics, and the trigram index's pending list merged (GIN fastupdate).
+    await client.query('VACUUM ANALYZE images');
+  } finally {
+    await client.end();
+  }
+}
+
+/** A photo-like JPEG (smooth gradients with grain) of the given size. */
+export async function writeJpeg(file: string, width: number, height: number): Promise<Buffer> {
+  const noise = await sharp({ create: { width, height, channels: 3, background: { r: 0, g: 0, b: 0 }, noise: { type: 'gaussian', mean: 128, sigma: 24 } } })
+    .blur(2)
+    .raw()
+    .toBuffer();
+  const bytes = await sharp(noise, { raw: { width, height, channels: 3 } })
+    .jpeg({ quality: 88 })
+    .toBuffer();
+  writeFileSync(file, bytes);
+  return bytes;
+}
+
+/** A PNG of at least `bytes` bytes: noise does not compress. */
+export async function writeLargePng(file: string, bytes: number): Promise<Buffer> {
+  const side = Math.ceil(Math.sqrt(bytes / 3));
+  const png = await sharp({ create: { width: side, height: side, channels: 3, background: { r: 0, g: 0, b: 0 }, noise: { type: 'gaussian', mean: 128, sigma: 60 } } })
+    .png({ compressionLevel: 1 })
+    .toBuffer();
+  writeFileSync(file, png);
+  return png;
+}
+
+/** The multipart body of an upload with one `file` part. */
+export function multipartUpload(fileName: string, mimeType: string, bytes: Buffer): { body: Buffer; contentType: string } {
+  const boundary = `----bench${Date.now().toString(16)}`;
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${path.basename(fileName)}"\r\nContent-Type: ${mimeType}\r\n\r\n`);
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  return { body: Buffer.concat([head, bytes, tail]), contentType: `multipart/form-data; boundary=${boundary}` };
+}

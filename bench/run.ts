@@ -1,0 +1,567 @@
+/**
+ * `npm run bench [-- --smoke] [-- --only <scenario,...>] [-- --duration <seconds>] [-- --no-build] [-- --no-write]`
+ *
+ * Builds the production JS, starts the real stack on loopback (its own Postgres databases, a private
+ * redis-server, nginx rendered from proxy/nginx.conf.template, both services with NODE_ENV=production),
+ * loads a generated dataset, and runs each scenario with autocannon right after its baseline.
+ * Prints one table and writes bench/results.md (unless --smoke or --no-write). See README "Benchmark".
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { createImagesGroup, createImagesUser, multipartUpload, NEEDLE, NEEDLE_MATCHES, seedImageRows, seedTools, writeJpeg, writeLargePng } from './lib/dataset';
+import { createLifecycle, type Lifecycle } from './lib/lifecycle';
+import { load, measure, type LoadOptions } from './lib/load';
+import { cpuSince, peakRssBytes, resetPeakRss, snapshotCpu, type ProcessGroup } from './lib/proc';
+import { machineLine, table, targetsTable, totalCpu, type Measured, type Role, type Row, type TargetCheck } from './lib/report';
+import {
+  connectPostgres,
+  freePort,
+  randomSuffix,
+  ROOT,
+  startProjectNginx,
+  startRedis,
+  startService,
+  startStaticNginx,
+  treeGroup,
+} from './lib/stack';
+
+interface Mode {
+  smoke: boolean;
+  durationSec: number;
+  warmupSec: number;
+  connections: number;
+  smallImages: number;
+  largeImages: number;
+  uploadConnections: number;
+  uploadSec: number;
+  rssUploads: number;
+  rssUploadBytes: number;
+}
+
+const FULL: Mode = {
+  smoke: false,
+  durationSec: 10,
+  warmupSec: 3,
+  connections: 16,
+  smallImages: 1_000,
+  largeImages: 1_000_000,
+  uploadConnections: 4,
+  uploadSec: 15,
+  rssUploads: 16,
+  rssUploadBytes: 20 * 1024 * 1024,
+};
+
+/** Seconds, not minutes: every scenario runs once, tiny, so CI sees the harness work end to end. */
+const SMOKE: Mode = {
+  smoke: true,
+  durationSec: 0.5,
+  warmupSec: 0.2,
+  connections: 16,
+  smallImages: 1_000,
+  largeImages: 5_000,
+  uploadConnections: 4,
+  uploadSec: 0.5,
+  rssUploads: 16,
+  rssUploadBytes: 1024 * 1024,
+};
+
+const ALL_SCENARIOS = ['tools', 'images-list', 'static', 'upload', 'upload-rss', 'embedded'] as const;
+type ScenarioName = (typeof ALL_SCENARIOS)[number];
+
+const TOOLS_LIST_PAGES = 13; // the sample directory has 262 tools: 13 full pages of 20
+const SEARCH_QUERIES = ['截图', 'jietu', 'jt', 'markdown', 'json', '图片', 'code', 'pdf', '翻译', 'editor', 'git', 'api'];
+const LIST_PAGES = 5;
+
+function parseArgs(argv: string[]): { mode: Mode; only: Set<ScenarioName>; build: boolean; write: boolean } {
+  let mode = FULL;
+  let only = new Set<ScenarioName>(ALL_SCENARIOS);
+  let write = true;
+  let duration: number | undefined;
+  let build = true;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--smoke') mode = SMOKE;
+    else if (arg === '--no-write') write = false;
+    else if (arg === '--no-build') build = false;
+    else if (arg === '--duration') {
+      const seconds = Number(argv[++i]);
+      if (!(seconds > 0)) usage('--duration takes a number of seconds');
+      duration = seconds;
+    }
+    else if (arg === '--only') {
+      const names = (argv[++i] ?? '').split(',').filter(Boolean);
+      const unknown = names.filter((n) => !(ALL_SCENARIOS as readonly string[]).includes(n));
+      if (names.length === 0 || unknown.length > 0) usage(`--only takes scenario names from: ${ALL_SCENARIOS.join(', ')}`);
+      only = new Set(names as ScenarioName[]);
+    } else if (arg === '--help' || arg === '-h') usage();
+    else usage(`unknown argument ${arg}`);
+  }
+  if (duration !== undefined) mode = { ...mode, durationSec: duration, uploadSec: duration };
+  // A smoke run proves the harness works; its numbers are not results.
+  return { mode, only, build, write: write && build && !mode.smoke && only.size === ALL_SCENARIOS.length && duration === undefined };
+}
+
+function usage(problem?: string): never {
+  if (problem) process.stderr.write(`bench: ${problem}\n`);
+  process.stderr.write(`usage: npm run bench [-- --smoke] [-- --only ${ALL_SCENARIOS.join(',')}] [-- --duration <seconds>] [-- --no-build] [-- --no-write]\n`);
+  process.exit(problem ? 2 : 0);
+}
+
+const benchStarted = Date.now();
+const log = (line: string) => process.stderr.write(`[${((Date.now() - benchStarted) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
+
+function toMeasured(result: Awaited<ReturnType<typeof measure>>, roles: Record<string, Role>, rssGroup?: string): Measured {
+  const cpu: Partial<Record<Role, number>> = {};
+  for (const [group, ms] of result.cpuMsPerRequest) {
+    const role = roles[group];
+    if (role) cpu[role] = (cpu[role] ?? 0) + ms;
+  }
+  return {
+    requests: result.requests,
+    rps: result.rps,
+    p50Ms: result.p50Ms,
+    p99Ms: result.p99Ms,
+    cpuMsPerRequest: cpu,
+    peakRssBytes: rssGroup ? result.peakRss.get(rssGroup) : undefined,
+  };
+}
+
+async function expectJson(url: string, headers: Record<string, string>, check: (body: Record<string, unknown>) => boolean, what: string): Promise<Record<string, unknown>> {
+  const res = await fetch(url, { headers });
+  const text = await res.text();
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    throw new Error(`${what}: not JSON (HTTP ${res.status}): ${text.slice(0, 200)}`);
+  }
+  if (res.status !== 200 || !check(body)) throw new Error(`${what}: unexpected answer (HTTP ${res.status}): ${text.slice(0, 300)}`);
+  return body;
+}
+
+async function main(): Promise<void> {
+  const { mode, only, build, write } = parseArgs(process.argv.slice(2));
+  const startedAt = new Date();
+  const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
+  const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const workDir = mkdtempSync(path.join(os.tmpdir(), 'bench-'));
+  const lifecycle = createLifecycle(log);
+  lifecycle.onCleanup('work folder', () => rmSync(workDir, { recursive: true, force: true }));
+  const rows: Row[] = [];
+  const checks: TargetCheck[] = [];
+
+  try {
+    if (build) {
+      log(`bench (${mode.smoke ? 'smoke' : 'full'}): building the production JS...`);
+      execFileSync('npm', ['run', 'build', '-w', 'services/images', '-w', 'services/tools'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    }
+
+    const suffix = randomSuffix();
+    const postgres = await connectPostgres(lifecycle, adminUrl, suffix);
+    const imagesDatabaseUrl = await postgres.createDatabase('bench_images');
+    const toolsDatabaseUrl = await postgres.createDatabase('bench_tools');
+    const redis = await startRedis(lifecycle, workDir);
+    const storageDir = path.join(workDir, 'storage');
+    const toolsEnv: NodeJS.ProcessEnv = {
+      NODE_ENV: 'production',
+      DATABASE_URL: toolsDatabaseUrl,
+      REDIS_URL: redis.url,
+      RATE_LIMIT_KEY_PREFIX: `bench_${suffix}`,
+      ANONYMOUS_RATE_LIMIT_PER_HOUR: '2000000000',
+      LOG_LEVEL: 'info',
+    };
+    const imagesEnv: NodeJS.ProcessEnv = {
+      NODE_ENV: 'production',
+      // As the images Dockerfile sets it: fewer malloc arenas for libvips' threads (peak RSS).
+      MALLOC_ARENA_MAX: '2',
+      DATABASE_URL: imagesDatabaseUrl,
+      STORAGE_DIR: storageDir,
+      THUMB_SIGNING_SECRET: randomBytes(32).toString('hex'),
+      TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      LOG_LEVEL: 'info',
+    };
+
+    log('starting the stack: tools, images, redis-server, nginx...');
+    const tools = await startService(lifecycle, workDir, 'tools', [process.execPath, 'services/tools/dist/src/main.js'], toolsEnv);
+    // PUBLIC_BASE_URL names nginx, so nginx starts first, with the images service's port chosen in
+    // advance (nginx does not need its upstreams up to start).
+    const imagesPort = await freePort();
+    const nginx = await startProjectNginx(lifecycle, path.join(workDir, 'nginx'), 'nginx', {
+      imagesUpstreams: [`127.0.0.1:${imagesPort}`],
+      toolsUpstreams: [`127.0.0.1:${tools.port}`],
+      imagesPublicDir: path.join(storageDir, 'public'),
+      clientMaxBodySize: '64m',
+    });
+    const images = await startService(
+      lifecycle,
+      workDir,
+      'images',
+      [process.execPath, 'services/images/dist/src/main.js'],
+      { ...imagesEnv, PUBLIC_BASE_URL: nginx.baseUrl },
+      '/readyz',
+      imagesPort,
+    );
+    const front = nginx.baseUrl;
+
+    const roles: Record<string, Role> = { 'tools node': 'node', 'images node': 'node', 'tools pg': 'postgres', 'images pg': 'postgres', redis: 'redis', nginx: 'nginx' };
+    const nginxGroup = treeGroup('nginx', () => nginx.process);
+    const toolsGroups: ProcessGroup[] = [treeGroup('tools node', () => tools.process), postgres.backendGroup('tools pg', toolsDatabaseUrl), treeGroup('redis', () => redis.process), nginxGroup];
+    const imagesGroups: ProcessGroup[] = [treeGroup('images node', () => images.process), postgres.backendGroup('images pg', imagesDatabaseUrl), nginxGroup];
+
+    log('seeding: sample tool directory, API key, image users...');
+    const { apiKey } = await seedTools(toolsEnv);
+    await createImagesGroup(imagesEnv, 'bench');
+    const smallToken = await createImagesUser(imagesEnv, 'bench_small', 'bench');
+    const largeToken = await createImagesUser(imagesEnv, 'bench_large', 'bench');
+    const uploadToken = await createImagesUser(imagesEnv, 'bench_upload', 'bench');
+
+    /** Warm-up (not measured), then the measured run. */
+    const run = async (groups: ProcessGroup[], options: LoadOptions, rssGroup?: string): Promise<Measured> => {
+      if (mode.warmupSec > 0 && options.amount === undefined) await load({ ...options, durationSec: mode.warmupSec });
+      const result = await measure(groups, options);
+      if (result.failures > 0 || result.requests === 0 || result.connectionErrors > result.requests / 1000) {
+        throw new Error(
+          `${options.url}: ${result.failures} failed requests and ${result.connectionErrors} connection errors of ${result.requests} (status codes ${JSON.stringify(result.statusCodes)})`,
+        );
+      }
+      return toMeasured(result, roles, rssGroup);
+    };
+    const pair = (baselineName: string, baseline: Measured, name: string, subject: Measured, note?: string): Row => {
+      rows.push({ name: baselineName, measured: baseline });
+      const row: Row = { name, measured: subject, baseline: baselineName, ratio: subject.rps / baseline.rps, note };
+      rows.push(row);
+      log(`  ${baselineName}: ${baseline.rps.toFixed(0)} req/s; ${name}: ${subject.rps.toFixed(0)} req/s (${row.ratio!.toFixed(2)}×)`);
+      return row;
+    };
+
+    // ---- target 1: tools list and search through nginx with the Redis limiter ----------------------
+    const toolsListPaths = Array.from({ length: TOOLS_LIST_PAGES }, (_, i) => `/api/index.php?action=tools&page=${i + 1}&limit=20`);
+    const searchPaths = SEARCH_QUERIES.map((q) => `/api/index.php?action=search&q=${encodeURIComponent(q)}`);
+    const keyHeader = { 'x-api-key': apiKey };
+    let toolsListRow: Row | undefined;
+    let toolsSearchRow: Row | undefined;
+    if (only.has('tools') || only.has('embedded')) {
+      for (const p of [...toolsListPaths, ...searchPaths]) await expectJson(`${front}${p}`, keyHeader, (b) => b.success === true, p);
+    }
+    if (only.has('tools')) {
+      log('tools list and search vs a minimal Express 5 handler returning the same bytes...');
+      const bodies: Record<string, string> = {};
+      for (const p of [...toolsListPaths, ...searchPaths]) {
+        bodies[p] = Buffer.from(await (await fetch(`${front}${p}`, { headers: keyHeader })).arrayBuffer()).toString('base64');
+      }
+      const bodiesFile = path.join(workDir, 'express-bodies.json');
+      writeFileSync(bodiesFile, JSON.stringify(bodies));
+      const baselineApp = await startService(
+        lifecycle,
+        workDir,
+        'express-baseline',
+        [process.execPath, '--import', 'tsx', 'bench/baselines/express-baseline.ts'],
+        { NODE_ENV: 'production', BODIES_FILE: bodiesFile },
+      );
+      const baselineNginx = await startProjectNginx(lifecycle, path.join(workDir, 'nginx-baseline'), 'nginx (express baseline)', {
+        imagesUpstreams: [`127.0.0.1:${images.port}`],
+        toolsUpstreams: [`127.0.0.1:${baselineApp.port}`],
+        imagesPublicDir: path.join(storageDir, 'public'),
+        clientMaxBodySize: '64m',
+      });
+      const baselineGroups: ProcessGroup[] = [treeGroup('tools node', () => baselineApp.process), treeGroup('nginx', () => baselineNginx.process)];
+      const options = (base: string, paths: string[]): LoadOptions => ({ url: `${base}${paths[0]}`, paths, connections: mode.connections, durationSec: mode.durationSec, headers: keyHeader });
+      toolsListRow = pair(
+        'express minimal (list bytes)',
+        await run(baselineGroups, options(baselineNginx.baseUrl, toolsListPaths)),
+        'tools list (nginx + Redis limiter)',
+        await run(toolsGroups, options(front, toolsListPaths)),
+      );
+      toolsSearchRow = pair(
+        'express minimal (search bytes)',
+        await run(baselineGroups, options(baselineNginx.baseUrl, searchPaths)),
+        'tools search (nginx + Redis limiter)',
+        await run(toolsGroups, options(front, searchPaths)),
+      );
+      for (const row of [toolsListRow, toolsSearchRow]) {
+        const cpu = totalCpu(row.measured);
+        checks.push({
+          target: `1. ${row.name}: ≤ 0.35 ms CPU/request, ≥ 0.6× Express`,
+          met: cpu <= 0.35 && row.ratio! >= 0.6,
+          detail: `${cpu.toFixed(3)} ms CPU/request, ${row.ratio!.toFixed(2)}× (c=${mode.connections})`,
+        });
+      }
+    }
+
+    // ---- target 3: images list and keyword search, 1,000 vs many images -----------------------------
+    if (only.has('images-list')) {
+      log(`images list: seeding ${mode.smallImages.toLocaleString('en')} and ${mode.largeImages.toLocaleString('en')} image rows...`);
+      await seedImageRows(imagesDatabaseUrl, 'bench_small', mode.smallImages, log);
+      await seedImageRows(imagesDatabaseUrl, 'bench_large', mode.largeImages, log);
+      const listPaths = (keyword?: string) =>
+        Array.from({ length: LIST_PAGES }, (_, i) => `/api/image.php?action=list&page=${i + 1}&limit=20${keyword ? `&keyword=${keyword}` : ''}`);
+      const check = async (token: string, expectedTotal: number, keyword?: string) => {
+        const body = await expectJson(`${front}${listPaths(keyword)[0]}`, { 'x-api-token': token }, (b) => b.code === 0, 'images list');
+        const total = (body.data as { total: number }).total;
+        if (total !== expectedTotal) throw new Error(`images list${keyword ? ` keyword=${keyword}` : ''}: total ${total}, expected ${expectedTotal}`);
+      };
+      await check(smallToken, mode.smallImages);
+      await check(largeToken, mode.largeImages);
+      await check(smallToken, NEEDLE_MATCHES, NEEDLE);
+      await check(largeToken, NEEDLE_MATCHES, NEEDLE);
+      const options = (token: string, keyword?: string): LoadOptions => {
+        const paths = listPaths(keyword);
+        return { url: `${front}${paths[0]}`, paths, connections: mode.connections, durationSec: mode.durationSec, headers: { 'x-api-token': token } };
+      };
+      const small = `${mode.smallImages.toLocaleString('en')} images`;
+      const large = `${mode.largeImages.toLocaleString('en')} images`;
+      const listRow = pair(`images list, ${small}`, await run(imagesGroups, options(smallToken)), `images list, ${large}`, await run(imagesGroups, options(largeToken)));
+      const searchRow = pair(
+        `images keyword search, ${small}`,
+        await run(imagesGroups, options(smallToken, NEEDLE)),
+        `images keyword search, ${large}`,
+        await run(imagesGroups, options(largeToken, NEEDLE)),
+      );
+      for (const row of [listRow, searchRow]) {
+        checks.push({
+          target: `3. ${row.name}: p99 ≤ 20 ms, within 1.2× of 1,000 images`,
+          met: row.measured.p99Ms <= 20 && row.ratio! >= 1 / 1.2,
+          detail: `p99 ${row.measured.p99Ms.toFixed(1)} ms, ${row.ratio!.toFixed(2)}× the req/s of 1,000 images (c=${mode.connections})`,
+        });
+      }
+    }
+
+    // ---- uploads (targets 2 and 6) and a real file for /i/ -----------------------------------------
+    const sizes = [
+      { label: '1280×960 JPEG', width: 1280, height: 960 },
+      { label: '4000×3000 JPEG', width: 4000, height: 3000 },
+    ];
+    const uploadUrl = `${front}/api/image.php?action=upload`;
+    const uploadCounts = async (): Promise<{ stored: number; pending: number }> => {
+      const client = new Client({ connectionString: imagesDatabaseUrl });
+      await client.connect();
+      try {
+        const { rows: counted } = await client.query<{ stored: string; pending: string }>(
+          `SELECT count(*) FILTER (WHERE i.status = 'stored') AS stored, count(*) FILTER (WHERE i.status = 'pending') AS pending
+           FROM images i JOIN users u ON u.id = i.user_id WHERE u.name = 'bench_upload'`,
+        );
+        return { stored: Number(counted[0]!.stored), pending: Number(counted[0]!.pending) };
+      } finally {
+        await client.end();
+      }
+    };
+    /**
+     * The stored count once no upload is in flight: a timed autocannon run stops with requests still
+     * being processed, and those must not count in the next scenario.
+     */
+    const storedCount = async (): Promise<number> => {
+      let last = -1;
+      for (;;) {
+        const { stored, pending } = await uploadCounts();
+        if (pending === 0 && stored === last) return stored;
+        last = stored;
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      }
+    };
+    const uploadOnce = async (file: Buffer, name: string): Promise<{ url: string }> => {
+      const { body, contentType } = multipartUpload(name, 'image/jpeg', file);
+      const res = await fetch(uploadUrl, { method: 'POST', headers: { 'x-api-token': uploadToken, 'content-type': contentType }, body });
+      const answer = (await res.json()) as { code: number; msg: string; data?: { url: string } };
+      if (answer.code !== 0 || !answer.data) throw new Error(`upload failed: ${JSON.stringify(answer)}`);
+      return answer.data;
+    };
+    const photos = new Map<string, Buffer>();
+    for (const size of sizes) photos.set(size.label, await writeJpeg(path.join(workDir, `${size.width}x${size.height}.jpg`), size.width, size.height));
+
+    if (only.has('upload')) {
+      log('uploads vs a bare sharp pipeline in one process...');
+      for (const size of sizes) {
+        const file = path.join(workDir, `${size.width}x${size.height}.jpg`);
+        const bytes = photos.get(size.label)!;
+        await uploadOnce(bytes, 'warm.jpg');
+        // Baseline: bare sharp, measured as its own process.
+        const sharpLog = path.join(workDir, 'sharp-baseline.log');
+        const child = spawn(process.execPath, ['--import', 'tsx', 'bench/baselines/sharp-baseline.ts'], {
+          cwd: ROOT,
+          env: { PATH: process.env.PATH, IMAGE_FILE: file, OUT_DIR: path.join(workDir, 'sharp-out'), CONCURRENCY: String(mode.uploadConnections), DURATION_SEC: String(mode.uploadSec) },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        lifecycle.onCleanup('sharp baseline', () => {
+          if (child.exitCode === null) child.kill('SIGKILL');
+        });
+        const sharpGroups: ProcessGroup[] = [treeGroup('tools node', () => child)];
+        const before = await snapshotCpu(sharpGroups);
+        let stdout = '';
+        let stderr = '';
+        child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+        child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        // CPU is read just before the process exits: once it has exited /proc no longer has it.
+        let cpuMs = 0;
+        const sampler = setInterval(() => {
+          void cpuSince(sharpGroups, before).then((used) => {
+            cpuMs = Math.max(cpuMs, used.get('tools node') ?? 0);
+          });
+        }, 100);
+        const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+        clearInterval(sampler);
+        writeFileSync(sharpLog, stderr);
+        if (code !== 0) throw new Error(`sharp baseline failed (${code}): ${stderr.slice(0, 500)}`);
+        const result = JSON.parse(stdout.trim().split('\n').pop()!) as { operations: number; seconds: number; p50Ms: number; p99Ms: number };
+        const baseline: Measured = {
+          requests: result.operations,
+          rps: result.operations / result.seconds,
+          p50Ms: result.p50Ms,
+          p99Ms: result.p99Ms,
+          cpuMsPerRequest: { node: cpuMs / result.operations },
+        };
+        const { body, contentType } = multipartUpload('photo.jpg', 'image/jpeg', bytes);
+        const storedBefore = await storedCount();
+        const subject = await run(
+          imagesGroups,
+          {
+            url: uploadUrl,
+            method: 'POST',
+            connections: mode.uploadConnections,
+            // A smoke run counts uploads rather than time: on a busy machine one may take longer than the run.
+            ...(mode.smoke ? { amount: mode.uploadConnections * 2 } : { durationSec: mode.uploadSec }),
+            headers: { 'x-api-token': uploadToken, 'content-type': contentType },
+            body,
+          },
+          'images node',
+        );
+        const stored = (await storedCount()) - storedBefore;
+        // Every answer was HTTP 200, but the envelope may still say code 1: count what was stored.
+        if (stored < subject.requests) throw new Error(`upload ${size.label}: ${subject.requests} answers but only ${stored} images stored`);
+        const row = pair(`bare sharp pipeline, ${size.label}`, baseline, `upload ${size.label} (c=${mode.uploadConnections})`, subject);
+        checks.push({ target: `2. ${row.name}: ≥ 0.85× bare sharp`, met: row.ratio! >= 0.85, detail: `${row.ratio!.toFixed(2)}×` });
+      }
+    }
+
+    if (only.has('upload-rss')) {
+      const mb = (mode.rssUploadBytes / 1024 / 1024).toFixed(0);
+      log(`${mode.rssUploads} concurrent ${mb} MB uploads: peak RSS of the images service...`);
+      const png = await writeLargePng(path.join(workDir, 'large.png'), mode.rssUploadBytes);
+      const { body, contentType } = multipartUpload('large.png', 'image/png', png);
+      const pid = images.process.pid!;
+      resetPeakRss(pid);
+      const before = await snapshotCpu(imagesGroups);
+      const storedBefore = await storedCount();
+      const result = await load({ url: uploadUrl, method: 'POST', connections: mode.rssUploads, amount: mode.rssUploads, headers: { 'x-api-token': uploadToken, 'content-type': contentType }, body });
+      const cpu = await cpuSince(imagesGroups, before);
+      const peak = peakRssBytes(pid) ?? NaN;
+      const stored = (await storedCount()) - storedBefore;
+      if (result.non2xx + result.errors + result.timeouts > 0 || stored !== mode.rssUploads) {
+        throw new Error(`large uploads: ${stored} of ${mode.rssUploads} stored, ${result.non2xx} non-2xx, ${result.errors} errors`);
+      }
+      const leftovers = readdirSync(path.join(storageDir, 'tmp'));
+      const measured: Measured = {
+        requests: result.requests.total,
+        rps: result.requests.total / result.duration,
+        p50Ms: result.latency.p50,
+        p99Ms: result.latency.p99,
+        cpuMsPerRequest: Object.fromEntries([...cpu].filter(([g]) => roles[g]).map(([g, ms]) => [roles[g]!, ms / result.requests.total])),
+        peakRssBytes: peak,
+      };
+      const note = `${leftovers.length} temp files left`;
+      rows.push({ name: `${mode.rssUploads} concurrent ${mb} MB uploads`, measured, note });
+      checks.push({
+        target: `6. images service peak RSS ≤ 300 MB under ${mode.rssUploads} concurrent ${mb} MB uploads, no temp file left`,
+        met: peak <= 300 * 1024 * 1024 && leftovers.length === 0,
+        detail: `${(peak / 1024 / 1024).toFixed(0)} MB, ${note}`,
+      });
+      log(`  peak RSS ${(peak / 1024 / 1024).toFixed(0)} MB, ${note}`);
+    }
+
+    // ---- target 4: /i/ through the project's nginx vs nginx static ----------------------------------
+    if (only.has('static')) {
+      log('/i/ through the project nginx vs nginx serving the same file statically...');
+      // A small image (thumbnail-sized): with a large one autocannon, not nginx, sets the pace.
+      const small = await writeJpeg(path.join(workDir, 'small.jpg'), 320, 240);
+      const { url } = await uploadOnce(small, 'static.jpg');
+      const filePath = new URL(url).pathname;
+      const staticNginx = await startStaticNginx(lifecycle, path.join(workDir, 'nginx-static'), path.join(storageDir, 'public'));
+      const staticGroups: ProcessGroup[] = [treeGroup('nginx', () => staticNginx.process)];
+      for (const base of [staticNginx.baseUrl, front]) {
+        const res = await fetch(`${base}${filePath}`);
+        await res.arrayBuffer();
+        if (res.status !== 200) throw new Error(`${base}${filePath}: HTTP ${res.status}`);
+      }
+      const options = (base: string): LoadOptions => ({ url: `${base}${filePath}`, connections: mode.connections, durationSec: mode.durationSec });
+      const kb = (small.length / 1024).toFixed(0);
+      const row = pair(`nginx static (${kb} KB JPEG)`, await run(staticGroups, options(staticNginx.baseUrl)), `/i/ through the project nginx`, await run([nginxGroup], options(front)));
+      checks.push({ target: '4. /i/ ≥ 0.9× nginx static', met: row.ratio! >= 0.9, detail: `${row.ratio!.toFixed(2)}×` });
+    }
+
+    // ---- target 5: embedded npm start vs the production stack ---------------------------------------
+    if (only.has('embedded')) {
+      log('embedded npm start vs the production stack...');
+      const dataDir = path.join(workDir, 'embedded');
+      const embedded = await startService(lifecycle, workDir, 'embedded', [process.execPath, '--import', 'tsx', 'scripts/start.ts'], {
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'info',
+        DEFAULT_RATE_LIMIT_PER_HOUR: '2000000000',
+        ANONYMOUS_RATE_LIMIT_PER_HOUR: '2000000000',
+      });
+      const credentials = JSON.parse(readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as { apiKey: string };
+      const embeddedBase = `http://127.0.0.1:${embedded.port}`;
+      const embeddedHeader = { 'x-api-key': credentials.apiKey };
+      for (const p of [...toolsListPaths, ...searchPaths]) await expectJson(`${embeddedBase}${p}`, embeddedHeader, (b) => b.success === true, `embedded ${p}`);
+      const embeddedGroups: ProcessGroup[] = [treeGroup('tools node', () => embedded.process)];
+      for (const [what, paths] of [
+        ['list', toolsListPaths],
+        ['search', searchPaths],
+      ] as const) {
+        const options = (base: string, headers: Record<string, string>): LoadOptions => ({ url: `${base}${paths[0]}`, paths: [...paths], connections: mode.connections, durationSec: mode.durationSec, headers });
+        const row = pair(
+          `production tools ${what}`,
+          await run(toolsGroups, options(front, keyHeader)),
+          `embedded npm start, tools ${what}`,
+          await run(embeddedGroups, options(embeddedBase, embeddedHeader)),
+        );
+        checks.push({ target: `5. embedded tools ${what} within 2× of production`, met: row.ratio! >= 0.5, detail: `${row.ratio!.toFixed(2)}×` });
+      }
+    }
+
+    const finishedAt = new Date();
+    const report = [
+      table(rows),
+      '',
+      targetsTable(checks),
+      '',
+      `Run: \`${command}\` at ${codeVersion()} on ${machineLine()}; ${startedAt.toISOString()} to ${finishedAt.toISOString()}.`,
+    ].join('\n');
+    process.stdout.write(`\n${report}\n`);
+    if (write) writeResults(report, mode);
+    // Missed targets are findings, not failures: the bench fails only when it could not measure.
+  } finally {
+    await lifecycle.cleanup();
+  }
+}
+
+/** The commit measured, marked when the work tree had changes. */
+function codeVersion(): string {
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    const changed = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT, encoding: 'utf8' }).trim() !== '';
+    return `commit ${commit}${changed ? ' (with uncommitted changes)' : ''}`;
+  } catch {
+    return 'an unknown commit (no git)';
+  }
+}
+
+function writeResults(report: string, mode: Mode): void {
+  const file = path.join(ROOT, 'bench', 'results.md');
+  const previous = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const intro = previous.split('\n## ')[0]!.trim() || '# Benchmark results';
+  const runs = previous.includes('\n## ') ? previous.slice(previous.indexOf('\n## ') + 1) : '';
+  const heading = `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC — ${os.cpus().length} cores${mode.smoke ? ' (smoke)' : ''}`;
+  writeFileSync(file, `${intro}\n\n${heading}\n\n${report}\n\n${runs}`.replace(/\n{3,}/g, '\n\n'));
+  log(`wrote ${path.relative(ROOT, file)}`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    log(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    process.exit(1);
+  },
+);

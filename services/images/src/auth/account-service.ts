@@ -1,0 +1,125 @@
+import { AppError } from '../errors/app-error';
+import { Messages } from '../errors/messages';
+import { UserAdminError, type UserAdmin } from '../users/user-admin';
+import type { UsersRepository } from '../users/users-repository';
+import { userAdminRefusal, type Principal } from './auth-service';
+import type { CredentialsRepository } from './credentials-repository';
+import { verifyPassword } from './passwords';
+import { generateToken, hashToken } from './tokens';
+
+export const MAX_NAMED_TOKENS = 50;
+
+export type UploadClient = 'sharex' | 'picgo';
+
+/**
+ * The account area: the user's own credentials and password. Every operation here needs a signed-in
+ * session (a token could otherwise read or replace the token it was derived from); the routes check
+ * that before calling.
+ */
+export function createAccountService(deps: {
+  users: UsersRepository;
+  credentials: CredentialsRepository;
+  userAdmin: UserAdmin;
+  formatTime: (date: Date) => string;
+  publicBaseUrl: string;
+}) {
+  const { credentials, userAdmin, formatTime } = deps;
+
+  async function createNamedToken(principal: Principal, name: string) {
+    if ((await credentials.countNamed(principal.user.id)) >= MAX_NAMED_TOKENS) throw new AppError(Messages.tooManyTokens, 200);
+    const token = generateToken();
+    const created = await credentials.createNamed(principal.user.id, name, hashToken(token));
+    return { id: created.id, name, token, create_time: formatTime(created.createdAt) };
+  }
+
+  return {
+    /** The account token as the account area shows it; null when it was made before tokens could be shown (reset it to see one). */
+    async accountToken(principal: Principal) {
+      const { token, createdAt } = await userAdmin.accountToken(principal.user.id);
+      return { token, create_time: createdAt ? formatTime(createdAt) : null };
+    },
+
+    /** A new account token; the old one stops at once, everywhere. */
+    async resetAccountToken(principal: Principal) {
+      const { token, credential } = await userAdmin.resetToken(principal.user.id);
+      return { token, create_time: formatTime(credential.createdAt) };
+    },
+
+    async listNamedTokens(principal: Principal) {
+      const rows = await credentials.listNamed(principal.user.id);
+      return {
+        list: rows.map((row) => ({
+          id: row.id,
+          name: row.name,
+          create_time: formatTime(row.createdAt),
+          last_used_time: row.lastUsedAt ? formatTime(row.lastUsedAt) : null,
+        })),
+      };
+    },
+
+    /** A named token (one per client, e.g. a script); its value is shown this once. */
+    createNamedToken,
+
+    async revokeNamedToken(principal: Principal, id: number): Promise<void> {
+      if (!(await credentials.deleteNamed(principal.user.id, id))) throw new AppError(Messages.tokenNotFound, 200);
+    },
+
+    /** Checks the current password; the new one applies at once and every other session ends. */
+    async changePassword(principal: Principal, current: string, next: string): Promise<void> {
+      const found = await deps.users.findForSignIn(principal.user.name);
+      if (!found?.passwordHash || !(await verifyPassword(current, found.passwordHash))) throw new AppError(Messages.wrongPassword, 200);
+      try {
+        await userAdmin.setPassword(principal.user.id, next);
+      } catch (error) {
+        if (error instanceof UserAdminError) throw userAdminRefusal(error);
+        throw error;
+      }
+      await credentials.deleteSessions(principal.user.id, principal.credential.id);
+    },
+
+    /**
+     * A ready configuration for ShareX (.sxcu) or PicGo (web-uploader plugin), with a named token of
+     * its own (so it can be revoked without touching anything else). Its file name and content.
+     */
+    async uploadClientConfig(principal: Principal, client: UploadClient, now: Date): Promise<{ fileName: string; content: string }> {
+      const host = new URL(deps.publicBaseUrl).host;
+      const label = `${client === 'sharex' ? 'ShareX' : 'PicGo'} ${formatTime(now).slice(0, 16)}`;
+      const { token } = await createNamedToken(principal, label);
+      const uploadUrl = `${deps.publicBaseUrl}/api/image.php?action=upload`;
+      if (client === 'sharex') {
+        const config = {
+          Version: '17.0.0',
+          Name: `${host} 图床 (${principal.user.name})`,
+          DestinationType: 'ImageUploader, FileUploader',
+          RequestMethod: 'POST',
+          RequestURL: uploadUrl,
+          Headers: { 'X-API-Token': token },
+          Body: 'MultipartFormData',
+          FileFormName: 'file',
+          URL: '{json:data.url}',
+          ThumbnailURL: '{json:data.thumb_url}',
+          DeletionURL: '{json:data.links.delete}',
+          ErrorMessage: '{json:msg}',
+        };
+        return { fileName: `${host} (${principal.user.name}).sxcu`, content: `${JSON.stringify(config, null, 2)}\n` };
+      }
+      const config = {
+        picBed: {
+          uploader: 'web-uploader',
+          current: 'web-uploader',
+          'web-uploader': {
+            url: uploadUrl,
+            paramName: 'file',
+            jsonPath: 'data.url',
+            customHeader: JSON.stringify({ 'X-API-Token': token }),
+            customBody: '',
+          },
+        },
+        picgoPlugins: { 'picgo-plugin-web-uploader': true },
+      };
+      return { fileName: `picgo-${host}.json`, content: `${JSON.stringify(config, null, 2)}\n` };
+    },
+  };
+}
+
+export type AccountService = ReturnType<typeof createAccountService>;

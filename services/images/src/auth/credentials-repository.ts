@@ -1,0 +1,120 @@
+import type { Knex } from 'knex';
+import { toUser, userColumns, type UserRow } from '../users/users-repository';
+
+export type CredentialKind = 'account' | 'named' | 'session';
+
+export interface CredentialRow {
+  id: number;
+  userId: number;
+  kind: CredentialKind;
+  name: string | null;
+  sealedToken: string | null;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  expiresAt: Date | null;
+}
+
+function toCredential(row: Record<string, unknown>): CredentialRow {
+  return {
+    id: Number(row.credential_id ?? row.id),
+    userId: Number(row.user_id),
+    kind: row.kind as CredentialKind,
+    name: (row.credential_name as string | null | undefined) ?? (row.kind === 'named' ? (row.name as string) : null),
+    sealedToken: (row.token_ciphertext as string | null) ?? null,
+    createdAt: (row.credential_created_at ?? row.created_at) as Date,
+    lastUsedAt: (row.last_used_at as Date | null) ?? null,
+    expiresAt: (row.expires_at as Date | null) ?? null,
+  };
+}
+
+/** The credentials (account token, named tokens, sessions) users present in X-API-Token. */
+export function createCredentialsRepository(db: Knex) {
+  return {
+    /**
+     * The live credential with this digest and its user: not expired, the user not disabled. One
+     * query per request, so a reset, revocation or disabling stops a credential on every replica at once.
+     */
+    async findLive(tokenHash: string, now: Date): Promise<{ credential: CredentialRow; user: UserRow } | null> {
+      const row = await db('credentials as c')
+        .join('users as u', 'u.id', 'c.user_id')
+        .join('groups as g', 'g.id', 'u.group_id')
+        .where('c.token_hash', tokenHash)
+        .whereNull('u.disabled_at')
+        .where((live) => live.whereNull('c.expires_at').orWhere('c.expires_at', '>', now))
+        .first([
+          ...userColumns,
+          'c.id as credential_id',
+          'c.user_id',
+          'c.kind',
+          'c.name as credential_name',
+          'c.token_ciphertext',
+          'c.created_at as credential_created_at',
+          'c.last_used_at',
+          'c.expires_at',
+        ]);
+      return row ? { credential: toCredential(row), user: toUser(row) } : null;
+    },
+
+    async touch(id: number, now: Date): Promise<void> {
+      await db('credentials').where({ id }).update({ last_used_at: now });
+    },
+
+    async findAccountToken(userId: number): Promise<CredentialRow | null> {
+      const row = await db('credentials').where({ user_id: userId, kind: 'account' }).first();
+      return row ? toCredential(row) : null;
+    },
+
+    /** Replaces the user's account token in one transaction: the old one stops at once. */
+    async replaceAccountToken(userId: number, token: { hash: string; sealed: string }): Promise<CredentialRow> {
+      return db.transaction(async (trx) => {
+        await trx('credentials').where({ user_id: userId, kind: 'account' }).delete();
+        const [row] = await trx('credentials')
+          .insert({ user_id: userId, kind: 'account', token_hash: token.hash, token_ciphertext: token.sealed })
+          .returning('*');
+        return toCredential(row);
+      });
+    },
+
+    async listNamed(userId: number): Promise<CredentialRow[]> {
+      const rows = await db('credentials').where({ user_id: userId, kind: 'named' }).orderBy('id');
+      return rows.map(toCredential);
+    },
+
+    async countNamed(userId: number): Promise<number> {
+      const row = await db('credentials').where({ user_id: userId, kind: 'named' }).count({ count: '*' }).first();
+      return Number((row as { count: unknown } | undefined)?.count ?? 0);
+    },
+
+    async createNamed(userId: number, name: string, tokenHash: string): Promise<CredentialRow> {
+      const [row] = await db('credentials').insert({ user_id: userId, kind: 'named', name, token_hash: tokenHash }).returning('*');
+      return toCredential(row);
+    },
+
+    /** Revokes one of the user's named tokens; false when it is not theirs (or not a named token). */
+    async deleteNamed(userId: number, id: number): Promise<boolean> {
+      return (await db('credentials').where({ id, user_id: userId, kind: 'named' }).delete()) > 0;
+    },
+
+    async createSession(userId: number, tokenHash: string, expiresAt: Date): Promise<CredentialRow> {
+      const [row] = await db('credentials').insert({ user_id: userId, kind: 'session', token_hash: tokenHash, expires_at: expiresAt }).returning('*');
+      return toCredential(row);
+    },
+
+    async deleteSession(id: number): Promise<void> {
+      await db('credentials').where({ id, kind: 'session' }).delete();
+    },
+
+    /** Ends the user's sessions (all, or all but one). */
+    async deleteSessions(userId: number, exceptId?: number): Promise<void> {
+      const query = db('credentials').where({ user_id: userId, kind: 'session' });
+      if (exceptId !== undefined) query.whereNot('id', exceptId);
+      await query.delete();
+    },
+
+    async deleteExpiredSessions(now: Date): Promise<number> {
+      return db('credentials').where('kind', 'session').andWhere('expires_at', '<=', now).delete();
+    },
+  };
+}
+
+export type CredentialsRepository = ReturnType<typeof createCredentialsRepository>;

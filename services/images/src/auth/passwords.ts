@@ -1,0 +1,42 @@
+import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+
+/**
+ * Passwords are hashed with scrypt (memory-hard, in node:crypto): N=2^15, r=8, p=1 takes 32 MiB and
+ * tens of milliseconds per guess. Stored as `scrypt$<log2 N>$<r>$<p>$<salt>$<hash>` (base64url), so
+ * the cost can be raised later without losing older hashes.
+ */
+const LOG2_N = 15;
+const R = 8;
+const P = 1;
+const KEY_LENGTH = 32;
+const MAX_MEMORY = 64 * 1024 * 1024;
+
+export const PASSWORD_MIN_LENGTH = 8;
+export const PASSWORD_MAX_LENGTH = 128;
+
+function scrypt(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    scryptCallback(password.normalize('NFC'), salt, KEY_LENGTH, options, (error, key) => (error ? reject(error) : resolve(key))),
+  );
+}
+
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const hash = await scrypt(password, salt, { N: 2 ** LOG2_N, r: R, p: P, maxmem: MAX_MEMORY });
+  return ['scrypt', LOG2_N, R, P, salt.toString('base64url'), hash.toString('base64url')].join('$');
+}
+
+/** True when `password` matches `stored`; false for a wrong password or a malformed hash alike. */
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [scheme, logN, r, p, salt, hash] = stored.split('$');
+  if (scheme !== 'scrypt' || !salt || !hash) return false;
+  const expected = Buffer.from(hash, 'base64url');
+  const actual = await scrypt(password, Buffer.from(salt, 'base64url'), { N: 2 ** Number(logN), r: Number(r), p: Number(p), maxmem: MAX_MEMORY });
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+/** A password the rules accept: 8 to 128 characters (any characters). */
+export function isAcceptablePassword(password: string): boolean {
+  const length = [...password].length;
+  return length >= PASSWORD_MIN_LENGTH && length <= PASSWORD_MAX_LENGTH;
+}

@@ -1,0 +1,88 @@
+import request from 'supertest';
+import { createTestUser, filesIn, storedKeys, fixture, imageRows, openTestService, type TestService } from './support/harness';
+
+// The `links` extension of upload and list answers, and the deletion link behind it.
+
+const API = '/api/image.php';
+let svc: TestService;
+beforeAll(async () => {
+  svc = await openTestService();
+});
+afterAll(async () => svc?.close());
+beforeEach(async () => svc.reset());
+
+const local = (absoluteUrl: string) => absoluteUrl.replace('http://img.test', '');
+
+async function uploadAs(token: string, filename: string) {
+  const res = await request(svc.app).post(`${API}?action=upload`).set('X-API-Token', token).attach('file', fixture('tiny.png'), filename);
+  expect(res.body.code).toBe(0);
+  return res.body.data as { id: number; url: string; thumb_url: string; links: Record<string, string> };
+}
+
+test('when an image is uploaded, then its links give the URL, thumbnail, Markdown, HTML, BBCode and a deletion page, and list gives the same', async () => {
+  const user = await createTestUser(svc.db);
+  const image = await uploadAs(user.token, 'cat.png');
+  expect(image.links).toEqual({
+    url: image.url,
+    thumbnail: image.thumb_url,
+    markdown: `![cat.png](${image.url})`,
+    html: `<img src="${image.url}" alt="cat.png">`,
+    bbcode: `[img]${image.url}[/img]`,
+    delete: expect.stringMatching(new RegExp(`^http://img\\.test/api/delete\\.php\\?id=${image.id}&sig=[\\w-]{32}$`)),
+  });
+  const listed = await request(svc.app).get(`${API}?action=list`).set('X-API-Token', user.token);
+  expect(listed.body.data.list[0].links).toEqual(image.links);
+});
+
+test('when a file name holds Markdown, HTML or a right-to-left override, then each link form escapes it for its own syntax', async () => {
+  const user = await createTestUser(svc.db);
+  // (A "/" or "\\" would cut the name to its last segment: names are never paths.)
+  const image = await uploadAs(user.token, 'a]b[c <b>"x"<b> &\u202Egnp.png');
+  expect(image.links.markdown).toBe(`![a\\]b\\[c <b>"x"<b> &\u202Egnp.png](${image.url})`);
+  expect(image.links.html).toBe(`<img src="${image.url}" alt="a]b[c &#60;b&#62;&#34;x&#34;&#60;b&#62; &#38;\u202Egnp.png">`);
+  expect(image.links.bbcode).toBe(`[img]${image.url}[/img]`);
+});
+
+test('when the deletion link is opened (a GET, as a link preview would), then it only asks, escaping the name; its POST moves the image to the bin', async () => {
+  const user = await createTestUser(svc.db);
+  const image = await uploadAs(user.token, '<img src=x onerror=alert(1)>.png');
+  const page = await request(svc.app).get(local(image.links.delete!));
+  expect(page.status).toBe(200);
+  expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+  expect(page.headers['content-security-policy']).toBe("default-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+  expect(page.headers['cache-control']).toBe('no-store');
+  expect(page.text).toContain('&#60;img src=x onerror=alert(1)&#62;.png');
+  expect(page.text).not.toContain('<img');
+  expect(page.text).toContain('<form method="post">');
+  expect((await imageRows(svc.db))[0]).toMatchObject({ status: 'stored' });
+
+  const deleted = await request(svc.app).post(local(image.links.delete!));
+  expect(deleted.status).toBe(200);
+  expect(deleted.text).toContain('图片已移入回收站');
+  expect((await imageRows(svc.db))[0]).toMatchObject({ status: 'binned' });
+  expect(await storedKeys(svc, 'public')).toEqual([]);
+  // The owner can restore it; the link itself is spent while the image is in the bin.
+  expect((await request(svc.app).post(local(image.links.delete!))).status).toBe(404);
+  expect((await request(svc.app).get(local(image.links.delete!))).status).toBe(404);
+  expect((await request(svc.app).post(`${API}?action=restore`).set('X-API-Token', user.token).send({ id: image.id })).body.code).toBe(0);
+});
+
+test('when a deletion link is forged, reused for another id, or a thumbnail signature is used for it, then 404 and nothing is deleted', async () => {
+  const user = await createTestUser(svc.db);
+  const first = await uploadAs(user.token, 'a.png');
+  const second = await uploadAs(user.token, 'b.png');
+  const sig = new URL(first.links.delete!).searchParams.get('sig');
+  const thumbSig = new URL(first.thumb_url).searchParams.get('sig');
+  for (const path of [
+    `/api/delete.php?id=${second.id}&sig=${sig}`,
+    `/api/delete.php?id=${first.id}&sig=${thumbSig}`,
+    `/api/delete.php?id=${first.id}&sig=${'A'.repeat(32)}`,
+    `/api/delete.php?id=${first.id}`,
+    `/api/delete.php?id=abc&sig=${sig}`,
+  ]) {
+    const res = await request(svc.app).post(path);
+    expect(res.status).toBe(404);
+    expect(res.text).toContain('这个删除链接无效');
+  }
+  expect((await imageRows(svc.db)).map((row) => row.status)).toEqual(['stored', 'stored']);
+});

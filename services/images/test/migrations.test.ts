@@ -1,0 +1,48 @@
+import { createHash } from 'node:crypto';
+import { migrationSource } from '../src/db/migration-source';
+import { databaseTarget } from '../src/db/database-target';
+import { migrateToLatest, openDb } from '../src/db/open-db';
+import { createCredentialsRepository } from '../src/auth/credentials-repository';
+import { createTestDatabase } from './support/test-database';
+
+async function withFreshDatabase(work: (db: Awaited<ReturnType<typeof openDb>>) => Promise<void>): Promise<void> {
+  const database = await createTestDatabase('images');
+  const db = await openDb(databaseTarget(database.url, process.cwd()));
+  try {
+    await work(db);
+  } finally {
+    await db.destroy();
+    await database.drop();
+  }
+}
+
+test('when the migrations are rolled back and re-applied, then the schema and default groups come back', async () => {
+  await withFreshDatabase(async (db) => {
+    await migrateToLatest(db);
+    await db.migrate.rollback({ migrationSource }, true);
+    expect(await db.schema.hasTable('images')).toBe(false);
+    await migrateToLatest(db);
+    expect(await db.schema.hasTable('images')).toBe(true);
+    expect((await db('groups').orderBy('id').select('name', 'keep_metadata')).map((row) => [row.name, row.keep_metadata])).toEqual([
+      ['default', false],
+      ['vip', false],
+    ]);
+  });
+});
+
+test('when a database from before accounts is migrated, then its users keep their tokens (as account tokens, not showable until reset)', async () => {
+  await withFreshDatabase(async (db) => {
+    // The two migrations that existed before accounts.
+    await db.migrate.up({ migrationSource });
+    await db.migrate.up({ migrationSource });
+    const token = 'a-token-made-before-accounts-0123456789abcdef';
+    const group = await db('groups').where({ name: 'default' }).first('id');
+    await db('users').insert({ name: 'old', token_hash: createHash('sha256').update(token).digest('hex'), group_id: group.id });
+
+    await migrateToLatest(db);
+
+    const found = await createCredentialsRepository(db).findLive(createHash('sha256').update(token).digest('hex'), new Date());
+    expect(found).toMatchObject({ credential: { kind: 'account', sealedToken: null }, user: { name: 'old', hasPassword: false, isAdmin: false, disabled: false } });
+    expect(await db.schema.hasColumn('users', 'token_hash')).toBe(false);
+  });
+});

@@ -1,0 +1,3 @@
+export default async function globalTeardown(): Promise<void> {
+  await (globalThis as { stopTestS3Server?: () => Promise<void> }).stopTestS3Server?.();
+}

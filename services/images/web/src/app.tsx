@@ -1,0 +1,249 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { ApiError, type ApiClient } from './api';
+import { AppContext, type AppContextValue, type NoticeKind } from './app-context';
+import { Modal } from './components/modal';
+import { saveLang, savedLang, serviceMessage, translator, type Lang, type MessageKey } from './i18n';
+import { AccountPage } from './pages/account';
+import { AdminPage } from './pages/admin';
+import { BinPage } from './pages/bin';
+import { CategoriesPage } from './pages/categories';
+import { GalleryPage } from './pages/gallery';
+import { NotFoundPage } from './pages/not-found';
+import { SignInPage } from './pages/sign-in';
+import { UploadPage } from './pages/upload';
+import { followLink, hrefOf, navigate, useRoute, type RouteName } from './router';
+import type { SessionStore } from './session';
+
+interface Notice {
+  id: number;
+  message: string;
+  kind: NoticeKind;
+}
+
+interface PendingConfirm {
+  message: string;
+  confirmLabel?: string;
+  danger?: boolean;
+  resolve(answer: boolean): void;
+}
+
+const TITLES: Record<RouteName, MessageKey> = {
+  gallery: 'galleryTitle',
+  upload: 'uploadTitle',
+  bin: 'binTitle',
+  categories: 'categoriesTitle',
+  account: 'accountTitle',
+  admin: 'adminTitle',
+  'sign-in': 'signInTitle',
+  register: 'registerTitle',
+  'not-found': 'notFoundTitle',
+};
+
+const NAV: Array<{ route: 'upload' | 'gallery' | 'bin' | 'categories' | 'account' | 'admin'; label: MessageKey; adminOnly?: boolean }> = [
+  { route: 'upload', label: 'navUpload' },
+  { route: 'gallery', label: 'navGallery' },
+  { route: 'categories', label: 'navCategories' },
+  { route: 'bin', label: 'navBin' },
+  { route: 'account', label: 'navAccount' },
+  { route: 'admin', label: 'navAdmin', adminOnly: true },
+];
+
+export function App({ api, sessions, storage }: { api: ApiClient; sessions: SessionStore; storage: Storage | null }) {
+  const route = useRoute();
+  const [session, setSession] = useState(sessions.get());
+  const [lang, setLangState] = useState<Lang>(() => savedLang(storage));
+  const [notices, setNotices] = useState<Notice[]>([]);
+  const [pending, setPending] = useState<PendingConfirm | null>(null);
+  const nextNotice = useRef(1);
+  const hadSession = useRef(session !== null);
+  const mainRef = useRef<HTMLElement>(null);
+
+  const t = useMemo(() => translator(lang), [lang]);
+  const said = useCallback((message: string) => serviceMessage(lang, message), [lang]);
+
+  const notify = useCallback((message: string, kind: NoticeKind = 'info') => {
+    const id = nextNotice.current++;
+    setNotices((list) => [...list.slice(-3), { id, message, kind }]);
+    window.setTimeout(() => setNotices((list) => list.filter((notice) => notice.id !== id)), kind === 'error' ? 8000 : 4000);
+  }, []);
+  const fail = useCallback((error: unknown) => notify(said(error instanceof ApiError ? error.message : String(error)), 'error'), [notify, said]);
+  const confirm = useCallback(
+    (message: string, options: { confirmLabel?: string; danger?: boolean } = {}) => new Promise<boolean>((resolve) => setPending({ message, ...options, resolve })),
+    [],
+  );
+
+  useEffect(
+    () =>
+      sessions.subscribe(() => {
+        const next = sessions.get();
+        // The service stopped accepting the credential (expired, reset, signed out elsewhere).
+        if (next === null && hadSession.current) notify(t('sessionEnded'), 'info');
+        hadSession.current = next !== null;
+        setSession(next);
+      }),
+    [sessions, notify, t],
+  );
+
+  const setLang = useCallback(
+    (next: Lang) => {
+      saveLang(storage, next);
+      setLangState(next);
+    },
+    [storage],
+  );
+
+  useEffect(() => {
+    document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
+    document.title = `${t(TITLES[route])} · ${t('appName')}`;
+  }, [lang, route, t]);
+
+  // Signed-out visitors see the sign-in page; signed-in ones never do.
+  const needsSession = route !== 'sign-in' && route !== 'register' && route !== 'not-found';
+  useEffect(() => {
+    if (!session && needsSession) navigate(hrefOf('sign-in'), { replace: true });
+    else if (session && (route === 'sign-in' || route === 'register')) navigate(hrefOf('gallery'), { replace: true });
+  }, [session, needsSession, route]);
+
+  // After a page change, focus moves to the new page's content, as a full page load would put it.
+  const firstRender = useRef(true);
+  useEffect(() => {
+    if (firstRender.current) {
+      firstRender.current = false;
+      return;
+    }
+    // The previous page's notices are about that page.
+    setNotices([]);
+    window.scrollTo(0, 0);
+    mainRef.current?.focus({ preventScroll: true });
+  }, [route]);
+
+  const value: AppContextValue = { api, sessions, session, lang, setLang, t, said, notify, fail, confirm };
+
+  const signOut = async () => {
+    hadSession.current = false;
+    try {
+      await api.logout();
+    } catch {
+      // the session is forgotten here whatever the service said
+    }
+    sessions.clear();
+  };
+
+  const page = (() => {
+    if (route === 'not-found') return <NotFoundPage />;
+    if (!session) return route === 'register' ? <SignInPage mode="register" /> : <SignInPage mode="sign-in" />;
+    switch (route) {
+      case 'upload':
+        return <UploadPage />;
+      case 'bin':
+        return <BinPage />;
+      case 'categories':
+        return <CategoriesPage />;
+      case 'account':
+        return <AccountPage />;
+      case 'admin':
+        return session.user.is_admin ? <AdminPage /> : <NotFoundPage />;
+      default:
+        return <GalleryPage />;
+    }
+  })();
+
+  return (
+    <AppContext.Provider value={value}>
+      <a class="skip-link" href="#main">
+        {t('skipToContent')}
+      </a>
+      <header class="topbar">
+        <div class="topbar-inner">
+          <a class="brand" href={hrefOf('gallery')} onClick={followLink}>
+            <span class="brand-mark" aria-hidden="true" />
+            <span>{t('appName')}</span>
+          </a>
+          {session ? (
+            <nav class="nav" aria-label={t('mainNav')}>
+              <ul>
+                {NAV.filter((item) => !item.adminOnly || session.user.is_admin).map((item) => (
+                  <li key={item.route}>
+                    <a href={hrefOf(item.route)} onClick={followLink} aria-current={route === item.route ? 'page' : undefined} class={`nav-link nav-${item.route}`}>
+                      <span class={`nav-icon icon-${item.route}`} aria-hidden="true" />
+                      <span>{t(item.label)}</span>
+                    </a>
+                  </li>
+                ))}
+              </ul>
+            </nav>
+          ) : (
+            <span class="nav-spacer" />
+          )}
+          <div class="topbar-tools">
+            <button type="button" class="button ghost small" lang={lang === 'zh' ? 'en' : 'zh-CN'} aria-label={t('switchLanguageLabel')} onClick={() => setLang(lang === 'zh' ? 'en' : 'zh')}>
+              {t('switchLanguage')}
+            </button>
+            {session ? (
+              <div class="user-chip">
+                <span class="avatar" aria-hidden="true">
+                  {session.user.username.slice(0, 1).toUpperCase()}
+                </span>
+                <span class="user-name" title={t('signedInAs', { name: session.user.username })}>
+                  {session.user.username}
+                </span>
+                <button type="button" class="button ghost small" onClick={signOut}>
+                  {t('signOut')}
+                </button>
+              </div>
+            ) : null}
+          </div>
+        </div>
+      </header>
+      <main id="main" ref={mainRef} tabIndex={-1} class={session ? 'main' : 'main centered'}>
+        {page}
+      </main>
+      <div class="notices" role="status" aria-live="polite">
+        {notices.map((notice) => (
+          <div key={notice.id} class={`notice ${notice.kind}`}>
+            <span>{notice.message}</span>
+            <button type="button" class="notice-close" aria-label={t('close')} onClick={() => setNotices((list) => list.filter((item) => item.id !== notice.id))}>
+              <span aria-hidden="true">×</span>
+            </button>
+          </div>
+        ))}
+      </div>
+      {pending ? (
+        <Modal
+          title={t('confirm')}
+          onClose={() => {
+            pending.resolve(false);
+            setPending(null);
+          }}
+          footer={
+            <>
+              <button
+                type="button"
+                class="button secondary"
+                onClick={() => {
+                  pending.resolve(false);
+                  setPending(null);
+                }}
+              >
+                {t('cancel')}
+              </button>
+              <button
+                type="button"
+                class={pending.danger ? 'button danger' : 'button primary'}
+                data-confirm
+                onClick={() => {
+                  pending.resolve(true);
+                  setPending(null);
+                }}
+              >
+                {pending.confirmLabel ?? t('confirm')}
+              </button>
+            </>
+          }
+        >
+          <p>{pending.message}</p>
+        </Modal>
+      ) : null}
+    </AppContext.Provider>
+  );
+}

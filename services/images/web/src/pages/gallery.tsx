@@ -1,0 +1,314 @@
+import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
+import type { BulkOutcome, Category, ImageItem } from '../api';
+import { useApp } from '../app-context';
+import { EmptyState } from '../components/empty-state';
+import { FileName } from '../components/file-name';
+import { LinkFields } from '../components/link-fields';
+import { Modal } from '../components/modal';
+import { formatBytes } from '../format';
+import { followLink, hrefOf } from '../router';
+
+const PAGE_SIZE = 40;
+
+/** The first refusal of a bulk answer, for the notice. */
+function firstFailure(outcome: BulkOutcome): string {
+  return outcome.results.find((result) => !result.ok)?.msg ?? '';
+}
+
+export function GalleryPage() {
+  const { api, t, said, notify, fail, confirm } = useApp();
+  const id = useId();
+  const [categories, setCategories] = useState<Category[]>([]);
+  const [keyword, setKeyword] = useState('');
+  const [query, setQuery] = useState('');
+  const [categoryId, setCategoryId] = useState<number | undefined>(undefined);
+  const [items, setItems] = useState<ImageItem[]>([]);
+  const [total, setTotal] = useState(0);
+  const [page, setPage] = useState(0);
+  const [loading, setLoading] = useState(false);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [selected, setSelected] = useState<Set<number>>(new Set());
+  const [moveTarget, setMoveTarget] = useState<number | undefined>(undefined);
+  const [detail, setDetail] = useState<ImageItem | null>(null);
+  const [detailSize, setDetailSize] = useState<{ w: number; h: number } | null>(null);
+  const generation = useRef(0);
+  const sentinel = useRef<HTMLDivElement>(null);
+
+  const loadCategories = useCallback(() => api.categories().then(setCategories, fail), [api, fail]);
+  useEffect(() => {
+    void loadCategories();
+  }, [loadCategories]);
+
+  // Typing settles for a moment before the search runs.
+  useEffect(() => {
+    const timer = window.setTimeout(() => setQuery(keyword.trim()), 250);
+    return () => window.clearTimeout(timer);
+  }, [keyword]);
+
+  const load = useCallback(
+    async (pageNumber: number) => {
+      const mine = pageNumber === 1 ? ++generation.current : generation.current;
+      setLoading(true);
+      setLoadError(null);
+      try {
+        const answer = await api.list({ page: pageNumber, limit: PAGE_SIZE, keyword: query || undefined, category_id: categoryId });
+        if (mine !== generation.current) return;
+        setItems((list) => (pageNumber === 1 ? answer.list : [...list, ...answer.list.filter((item) => !list.some((have) => have.id === item.id))]));
+        setTotal(answer.total);
+        setPage(pageNumber);
+      } catch (error) {
+        if (mine === generation.current) setLoadError(said(error instanceof Error ? error.message : String(error)));
+      } finally {
+        if (mine === generation.current) setLoading(false);
+      }
+    },
+    [api, query, categoryId, said],
+  );
+
+  useEffect(() => {
+    setSelected(new Set());
+    void load(1);
+  }, [load]);
+
+  const hasMore = items.length < total;
+  // Infinite scroll: the next page loads as the end of the grid comes into view (the button does the same by hand).
+  useEffect(() => {
+    const end = sentinel.current;
+    if (!end || !hasMore || loading || loadError) return;
+    const observer = new IntersectionObserver((entries) => {
+      if (entries.some((entry) => entry.isIntersecting)) void load(page + 1);
+    });
+    observer.observe(end);
+    return () => observer.disconnect();
+  }, [hasMore, loading, loadError, load, page]);
+
+  const toggle = (imageId: number) =>
+    setSelected((current) => {
+      const next = new Set(current);
+      if (next.has(imageId)) next.delete(imageId);
+      else next.add(imageId);
+      return next;
+    });
+
+  const removeFromView = (ids: number[]) => {
+    setItems((list) => list.filter((item) => !ids.includes(item.id)));
+    setTotal((count) => Math.max(0, count - ids.length));
+    setSelected((current) => new Set([...current].filter((imageId) => !ids.includes(imageId))));
+  };
+
+  const deleteImages = async (ids: number[]) => {
+    if (ids.length === 0) return;
+    try {
+      const outcome = await api.deleteMany(ids);
+      const done = outcome.results.filter((result) => result.ok).map((result) => result.id);
+      removeFromView(done);
+      if (done.length > 0) notify(t('movedToBin', { n: done.length }), 'success');
+      if (outcome.failed > 0) notify(t('someFailed', { n: outcome.failed, msg: said(firstFailure(outcome)) }), 'error');
+      if (detail && done.includes(detail.id)) setDetail(null);
+      void loadCategories();
+    } catch (error) {
+      fail(error);
+    }
+  };
+
+  const moveImages = async (ids: number[], target: number) => {
+    const category = categories.find((item) => item.id === target);
+    if (ids.length === 0 || !category) return;
+    try {
+      const outcome = await api.move(ids, target);
+      const done = outcome.results.filter((result) => result.ok).map((result) => result.id);
+      if (done.length > 0) notify(t('movedImages', { n: done.length, name: category.name }), 'success');
+      if (outcome.failed > 0) notify(t('someFailed', { n: outcome.failed, msg: said(firstFailure(outcome)) }), 'error');
+      // Out of a filtered view when they left its category.
+      if (categoryId !== undefined && categoryId !== target) removeFromView(done);
+      else setSelected(new Set());
+      void loadCategories();
+    } catch (error) {
+      fail(error);
+    }
+  };
+
+  const filtered = query !== '' || categoryId !== undefined;
+  const selectedIds = [...selected];
+  const allSelected = items.length > 0 && items.every((item) => selected.has(item.id));
+
+  return (
+    <section class="page" aria-labelledby={`${id}-title`}>
+      <div class="page-head">
+        <h1 id={`${id}-title`} class="page-title">
+          {t('galleryTitle')}
+          <span class="count-pill" aria-live="polite">
+            {t('imageCount', { n: total })}
+          </span>
+        </h1>
+        <a class="button primary" href={hrefOf('upload')} onClick={followLink}>
+          {t('goUpload')}
+        </a>
+      </div>
+
+      <div class="toolbar" role="search">
+        <div class="field grow">
+          <label class="visually-hidden" for={`${id}-search`}>
+            {t('searchLabel')}
+          </label>
+          <input id={`${id}-search`} class="input search" type="search" placeholder={t('searchPlaceholder')} value={keyword} onInput={(event) => setKeyword(event.currentTarget.value)} />
+        </div>
+        <div class="field">
+          <label class="visually-hidden" for={`${id}-category`}>
+            {t('categoryFilter')}
+          </label>
+          <select id={`${id}-category`} class="input" value={categoryId ?? ''} onChange={(event) => setCategoryId(Number(event.currentTarget.value) || undefined)}>
+            <option value="">{t('allCategories')}</option>
+            {categories.map((category) => (
+              <option key={category.id} value={category.id}>
+                {category.name} ({category.image_count})
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+
+      {items.length > 0 ? (
+        <div class={selected.size > 0 ? 'selection-bar active' : 'selection-bar'}>
+          <label class="checkbox">
+            <input
+              type="checkbox"
+              checked={allSelected}
+              onChange={() => setSelected(allSelected ? new Set() : new Set(items.map((item) => item.id)))}
+            />
+            <span>{selected.size > 0 ? t('selectedCount', { n: selected.size }) : t('selectAllLoaded')}</span>
+          </label>
+          {selected.size > 0 ? (
+            <div class="selection-actions">
+              <label class="visually-hidden" for={`${id}-move`}>
+                {t('moveTo')}
+              </label>
+              <select id={`${id}-move`} class="input small" value={moveTarget ?? ''} onChange={(event) => setMoveTarget(Number(event.currentTarget.value) || undefined)}>
+                <option value="">{t('moveTo')}…</option>
+                {categories.map((category) => (
+                  <option key={category.id} value={category.id}>
+                    {category.name}
+                  </option>
+                ))}
+              </select>
+              <button type="button" class="button secondary small" disabled={moveTarget === undefined} onClick={() => moveTarget !== undefined && moveImages(selectedIds, moveTarget)}>
+                {t('move')}
+              </button>
+              <button type="button" class="button danger small" onClick={() => deleteImages(selectedIds)}>
+                {t('deleteSelected')}
+              </button>
+              <button type="button" class="button ghost small" onClick={() => setSelected(new Set())}>
+                {t('clearSelection')}
+              </button>
+            </div>
+          ) : null}
+        </div>
+      ) : null}
+
+      {loadError ? (
+        <div class="load-error" role="alert">
+          <span>{loadError}</span>
+          <button type="button" class="button secondary small" onClick={() => load(page + 1 > 1 && items.length > 0 ? page + 1 : 1)}>
+            {t('retry')}
+          </button>
+        </div>
+      ) : null}
+
+      {items.length === 0 && !loading && !loadError ? (
+        filtered ? (
+          <EmptyState title={t('noMatches')} hint={t('noMatchesHint')} icon="image" />
+        ) : (
+          <EmptyState title={t('emptyGallery')} hint={t('emptyGalleryHint')} icon="image">
+            <a class="button primary" href={hrefOf('upload')} onClick={followLink}>
+              {t('goUpload')}
+            </a>
+          </EmptyState>
+        )
+      ) : (
+        <ul class="gallery-grid">
+          {items.map((item) => (
+            <li key={item.id} class={selected.has(item.id) ? 'card selected' : 'card'} data-image-id={item.id}>
+              <button
+                type="button"
+                class="card-open"
+                onClick={() => {
+                  setDetailSize(null);
+                  setDetail(item);
+                }}
+              >
+                <span class="card-thumb">
+                  <img src={item.thumb_url} alt={item.original_name} loading="lazy" decoding="async" />
+                </span>
+                <span class="card-caption">
+                  <FileName name={item.original_name} class="card-name" />
+                  <span class="card-meta">
+                    {formatBytes(item.file_size)} · {item.create_time.slice(0, 10)}
+                  </span>
+                </span>
+              </button>
+              <label class="card-check">
+                <input type="checkbox" checked={selected.has(item.id)} onChange={() => toggle(item.id)} aria-label={t('selectImage', { name: item.original_name })} />
+              </label>
+            </li>
+          ))}
+        </ul>
+      )}
+      <div ref={sentinel} class="sentinel" />
+      {loading ? (
+        <p class="muted center" role="status">
+          {t('loading')}
+        </p>
+      ) : null}
+      {hasMore && !loading && !loadError ? (
+        <div class="center">
+          <button type="button" class="button secondary" onClick={() => load(page + 1)}>
+            {t('loadMore')}
+          </button>
+        </div>
+      ) : null}
+
+      {detail ? (
+        <Modal title={t('detailTitle')} onClose={() => setDetail(null)} wide>
+          <div class="detail">
+            <div class="detail-preview">
+              <img src={detail.url} alt={detail.original_name} onLoad={(event) => setDetailSize({ w: event.currentTarget.naturalWidth, h: event.currentTarget.naturalHeight })} />
+            </div>
+            <div class="detail-info">
+              <h3 class="detail-name">
+                <FileName name={detail.original_name} />
+              </h3>
+              <dl class="facts">
+                <div>
+                  <dt>{t('fileSize')}</dt>
+                  <dd>
+                    {formatBytes(detail.file_size)}
+                    {detailSize ? ` · ${t('dimensions', { w: detailSize.w, h: detailSize.h })}` : ''}
+                  </dd>
+                </div>
+                <div>
+                  <dt>{t('uploadedAt')}</dt>
+                  <dd>{detail.create_time}</dd>
+                </div>
+              </dl>
+              <LinkFields links={detail.links} withThumbnail />
+              <div class="detail-actions">
+                <a class="button secondary" href={detail.url} target="_blank" rel="noopener noreferrer">
+                  {t('openOriginal')}
+                </a>
+                <button
+                  type="button"
+                  class="button danger"
+                  onClick={async () => {
+                    if (await confirm(`${t('moveToBin')}?`, { confirmLabel: t('moveToBin'), danger: true })) void deleteImages([detail.id]);
+                  }}
+                >
+                  {t('moveToBin')}
+                </button>
+              </div>
+            </div>
+          </div>
+        </Modal>
+      ) : null}
+    </section>
+  );
+}

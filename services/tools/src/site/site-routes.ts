@@ -1,0 +1,213 @@
+import { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
+import type { AccessControl } from '../auth/access-control';
+import { AppError } from '../errors/app-error';
+import { notFound } from '../errors/messages';
+import type { PageContext } from './page-layout';
+import { renderCategory, renderError, renderHome, renderSearch, renderTool } from './pages';
+import type { SiteAssets } from './site-assets';
+import { isCountableClick, langOfPath, parsePage, parseReference, parseSiteSearch, SiteBadRequest } from './site-params';
+import type { SiteService } from './site-service';
+import { LANGS, SITE_TEXT, type Lang } from './site-text';
+import { pageUrl } from './site-urls';
+import { renderPagesSitemap, renderRobots, renderSitemapIndex, renderToolsSitemap } from './sitemap';
+
+/**
+ * No inline script or style anywhere: scripts and styles come only from this origin (the hashed files
+ * under /assets/), and the only cross-origin loads are the tools' icons.
+ */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' https: http:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const SECURITY_HEADERS = {
+  'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'strict-origin-when-cross-origin',
+  'X-Frame-Options': 'DENY',
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Permissions-Policy': 'camera=(), microphone=(), geolocation=()',
+};
+
+/** Pages may be kept this long by nginx and browsers: brief, so visit counts and edits show soon. */
+export const PAGE_MAX_AGE_SECONDS = 30;
+const CACHEABLE = `public, max-age=${PAGE_MAX_AGE_SECONDS}`;
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+const HOST_HEADER = /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+
+/** Paths that belong to the API: its own error envelope answers them, never a web page. */
+const isApiPath = (path: string) => path === '/api' || path.startsWith('/api/');
+
+export interface SiteRoutesDeps {
+  site: SiteService;
+  admit: AccessControl;
+  assets: SiteAssets;
+  /** Origin of absolute URLs; unset: the request's scheme (from nginx) and Host header. */
+  publicBaseUrl: string | undefined;
+}
+
+function sendText(res: Response, status: number, type: string, body: string, cacheControl: string): void {
+  res.status(status).set({ 'Content-Type': type, 'Cache-Control': cacheControl }).send(body);
+}
+
+/** The website: server-rendered pages of the directory at `/` (Chinese) and `/en/` (English). */
+export function createSiteRoutes(deps: SiteRoutesDeps): Router {
+  const { site, admit, assets } = deps;
+  const router = Router();
+
+  // X-Forwarded-Host is not read: nginx passes it on from the client, and a page cached under one
+  // Host must not carry links to another.
+  const baseUrlOf = (req: Request) => {
+    if (deps.publicBaseUrl) return deps.publicBaseUrl;
+    const host = req.headers.host ?? '';
+    return `${req.protocol}://${HOST_HEADER.test(host) ? host : 'localhost'}`;
+  };
+  const contextOf = (req: Request, lang: Lang): PageContext => ({ lang, text: SITE_TEXT[lang], baseUrl: baseUrlOf(req), assets });
+  const sendPage = (res: Response, lang: Lang, status: number, body: string, cacheControl: string) => {
+    res.set('Content-Language', SITE_TEXT[lang].htmlLang);
+    sendText(res, status, 'text/html; charset=utf-8', body, cacheControl);
+  };
+  const redirect = (res: Response, location: string, status = 301) => {
+    res.set('Cache-Control', CACHEABLE).redirect(status, location);
+  };
+
+  router.use((req, res, next) => {
+    if (!isApiPath(req.path)) res.set(SECURITY_HEADERS);
+    next();
+  });
+
+  // Static files and robots.txt: served from memory, not counted against the visitor's limit.
+  router.get('/assets/:file', (req, res) => {
+    res.locals.metricsRoute = 'site_asset';
+    const asset = assets.find(req.params.file!);
+    if (!asset) {
+      sendText(res, 404, 'text/plain; charset=utf-8', 'Not found\n', 'no-store');
+      return;
+    }
+    res.status(200).set({ 'Content-Type': asset.type, 'Cache-Control': IMMUTABLE }).send(asset.body);
+  });
+  router.get('/robots.txt', (req, res) => {
+    res.locals.metricsRoute = 'site_robots';
+    sendText(res, 200, 'text/plain; charset=utf-8', renderRobots(baseUrlOf(req)), 'public, max-age=3600');
+  });
+
+  // Every other website request counts against the visitor's address, as an anonymous search does.
+  const limit: RequestHandler = async (req, _res, next) => {
+    if (isApiPath(req.path)) {
+      next();
+      return;
+    }
+    await admit({ presentedKey: undefined, clientIp: req.ip ?? 'unknown', authentication: 'optional' });
+    next();
+  };
+  router.use(limit);
+
+  router.get('/sitemap.xml', async (req, res) => {
+    res.locals.metricsRoute = 'site_sitemap';
+    sendText(res, 200, 'application/xml; charset=utf-8', renderSitemapIndex(baseUrlOf(req), await site.sitemap()), CACHEABLE);
+  });
+  router.get('/sitemap-pages.xml', async (req, res) => {
+    res.locals.metricsRoute = 'site_sitemap';
+    sendText(res, 200, 'application/xml; charset=utf-8', renderPagesSitemap(baseUrlOf(req), await site.sitemap()), CACHEABLE);
+  });
+  router.get(/^\/sitemap-tools-([1-9]\d{0,5})\.xml$/, async (req, res) => {
+    res.locals.metricsRoute = 'site_sitemap';
+    const file = Number((req.params as Record<string, string>)[0]);
+    sendText(res, 200, 'application/xml; charset=utf-8', renderToolsSitemap(baseUrlOf(req), await site.sitemapTools(file)), CACHEABLE);
+  });
+
+  for (const lang of LANGS) {
+    const prefix = lang === 'en' ? '/en' : '';
+
+    router.get(`${prefix}/`, async (req, res) => {
+      res.locals.metricsRoute = 'site_home';
+      if (req.path === '/en') {
+        redirect(res, '/en/');
+        return;
+      }
+      sendPage(res, lang, 200, renderHome(contextOf(req, lang), await site.home()), CACHEABLE);
+    });
+
+    router.get(`${prefix}/category/:reference`, async (req, res) => {
+      res.locals.metricsRoute = 'site_category';
+      const reference = parseReference(req.params.reference);
+      if (reference === null) throw notFound();
+      const page = parsePage(req.query);
+      const data = await site.category(reference, page);
+      if (data.detail.category.slug !== reference) {
+        redirect(res, pageUrl(lang, { kind: 'category', slug: data.detail.category.slug, page }));
+        return;
+      }
+      sendPage(res, lang, 200, renderCategory(contextOf(req, lang), data), CACHEABLE);
+    });
+
+    router.get(`${prefix}/tool/:reference`, async (req, res) => {
+      res.locals.metricsRoute = 'site_tool';
+      const reference = parseReference(req.params.reference);
+      if (reference === null) throw notFound();
+      const data = await site.tool(reference);
+      if (data.tool.slug !== reference) {
+        redirect(res, pageUrl(lang, { kind: 'tool', slug: data.tool.slug }));
+        return;
+      }
+      sendPage(res, lang, 200, renderTool(contextOf(req, lang), data), CACHEABLE);
+    });
+
+    router.get(`${prefix}/search`, async (req, res) => {
+      res.locals.metricsRoute = 'site_search';
+      const { keyword, page } = parseSiteSearch(req.query);
+      const [result, categories] = await Promise.all([keyword === '' ? null : site.search(keyword, page), site.categories()]);
+      sendPage(res, lang, 200, renderSearch(contextOf(req, lang), keyword, result, categories), CACHEABLE);
+    });
+  }
+
+  // The counted outbound link. Never cached anywhere: each click must reach this handler to be counted.
+  router.get('/go/:reference', async (req, res) => {
+    res.locals.metricsRoute = 'site_visit';
+    const reference = parseReference(req.params.reference);
+    if (reference === null) throw notFound();
+    const target = await site.visit(reference, { count: isCountableClick({ method: req.method, header: (name) => req.get(name) }) });
+    res.set({ 'Cache-Control': 'no-store', 'X-Robots-Tag': 'noindex, nofollow' }).redirect(302, target);
+  });
+
+  // Any other path outside the API: the website's own 404 (405 for methods other than GET and HEAD).
+  router.use((req, _res, next) => {
+    if (isApiPath(req.path)) next();
+    else if (req.method !== 'GET' && req.method !== 'HEAD') next(new AppError('method not allowed', 405));
+    else next(notFound());
+  });
+
+  const errorPage: ErrorRequestHandler = (error, req, res, next) => {
+    if (isApiPath(req.path) || res.headersSent) {
+      next(error);
+      return;
+    }
+    const lang = langOfPath(req.path);
+    const text = SITE_TEXT[lang];
+    const context = contextOf(req, lang);
+    if (error instanceof SiteBadRequest) {
+      sendPage(res, lang, 400, renderError(context, { title: text.badRequestTitle, text: error.explain(text) }), 'no-store');
+    } else if (error instanceof AppError && error.status === 404) {
+      res.locals.metricsRoute ??= 'site_not_found';
+      sendPage(res, lang, 404, renderError(context, { title: text.notFoundTitle, text: text.notFoundText }), CACHEABLE);
+    } else if (error instanceof AppError && error.status === 405) {
+      res.locals.metricsRoute ??= 'site_not_found';
+      res.set('Allow', 'GET, HEAD');
+      sendPage(res, lang, 405, renderError(context, { title: text.methodTitle, text: text.methodText }), 'no-store');
+    } else if (error instanceof AppError && error.status === 429) {
+      if (error.headers['Retry-After']) res.set('Retry-After', error.headers['Retry-After']);
+      sendPage(res, lang, 429, renderError(context, { title: text.tooManyTitle, text: text.tooManyText }), 'no-store');
+    } else {
+      req.log?.error({ err: error }, 'unexpected fault');
+      sendPage(res, lang, 500, renderError(context, { title: text.errorTitle, text: text.errorText }), 'no-store');
+    }
+  };
+  router.use(errorPage);
+  return router;
+}

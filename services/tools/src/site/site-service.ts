@@ -1,0 +1,118 @@
+import type { CatalogRepository, Category, Tool } from '../catalog/catalog-repository';
+import { withoutCategorySlug } from '../catalog/catalog-repository';
+import type { CategoryDetail, DirectoryService, SearchResult, SiteStats, ToolDetail } from '../catalog/directory-service';
+import { notFound } from '../errors/messages';
+import { httpUrl } from './html';
+import type { SiteCache } from './site-cache';
+
+export const CATEGORY_PAGE_SIZE = 24;
+export const SEARCH_PAGE_SIZE = 20;
+export const FEATURED_TOOLS = 8;
+export const RELATED_TOOLS = 6;
+/** Tools per sitemap file: two URLs each (Chinese and English), under the 50,000 URLs a sitemap may hold. */
+export const SITEMAP_TOOLS_PER_FILE = 20000;
+
+export interface HomeData {
+  categories: Category[];
+  featured: Tool[];
+  stats: SiteStats;
+}
+
+export interface CategoryPageData {
+  detail: CategoryDetail;
+  categories: Category[];
+}
+
+export interface ToolPageData {
+  tool: ToolDetail;
+  related: Tool[];
+}
+
+export interface SitemapData {
+  categories: Category[];
+  toolFiles: number;
+}
+
+/**
+ * The data of each website page, from the same directory service (and so the same search engine and
+ * ranking) as the API, cached in `cache` (see site-cache.ts). `directory` must not cache on its own:
+ * the site cache is the one that knows when the catalog changed.
+ */
+export function createSiteService(deps: { directory: DirectoryService; catalog: CatalogRepository; cache: SiteCache }) {
+  const { directory, catalog, cache } = deps;
+  const categories = () => cache.get('categories', () => directory.categories());
+
+  async function findCategory(reference: string): Promise<Category> {
+    const all = await categories();
+    const found = all.find((category) => category.slug === reference) ?? (/^\d{1,9}$/.test(reference) ? all.find((category) => category.id === Number(reference)) : undefined);
+    if (!found) throw notFound();
+    return found;
+  }
+
+  /** A tool by slug, then by id (as the API's detail), without counting a visit. */
+  const toolPage = (reference: string): Promise<ToolPageData> =>
+    cache.get(`tool:${reference}`, async () => {
+      const tool = await directory.toolDetail(reference, { countVisit: false });
+      const related = await catalog.relatedTools(tool, RELATED_TOOLS);
+      return { tool, related: related.map(withoutCategorySlug) };
+    });
+
+  return {
+    home(): Promise<HomeData> {
+      return cache.get('home', async () => {
+        const [all, featured, stats] = await Promise.all([categories(), catalog.featuredTools(FEATURED_TOOLS), directory.stats()]);
+        return { categories: all, featured: featured.map(withoutCategorySlug), stats };
+      });
+    },
+
+    /** A category by slug or, when no slug matches and it is all digits, by id; a page past the end is a 404. */
+    async category(reference: string, page: number): Promise<CategoryPageData> {
+      const category = await findCategory(reference);
+      const detail = await cache.get(`category:${category.id}:${page}`, () => directory.categoryDetail({ id: category.id, page, limit: CATEGORY_PAGE_SIZE }));
+      if (page > 1 && page > detail.pagination.total_pages) throw notFound();
+      return { detail, categories: await categories() };
+    },
+
+    tool: toolPage,
+
+    async search(keyword: string, page: number): Promise<SearchResult> {
+      const result = await cache.get(`search:${page}:${keyword}`, () => directory.search({ keyword, page, limit: SEARCH_PAGE_SIZE }));
+      if (page > 1 && page > result.total_pages) throw notFound();
+      return result;
+    },
+
+    categories,
+
+    /**
+     * The address to send a visitor to, counting one visit when `count` (one atomic UPDATE … RETURNING).
+     * A tool without an http(s) address has no link on its page, and none here.
+     */
+    async visit(reference: string, options: { count: boolean }): Promise<string> {
+      const { tool } = await toolPage(reference);
+      if (httpUrl(tool.url) === null) throw notFound();
+      if (!options.count) return httpUrl(tool.url)!;
+      const visited = await directory.toolDetail(reference, { countVisit: true });
+      const target = httpUrl(visited.url);
+      if (target === null) throw notFound();
+      return target;
+    },
+
+    sitemap(): Promise<SitemapData> {
+      return cache.get('sitemap', async () => {
+        const [all, stats] = await Promise.all([categories(), directory.stats()]);
+        return { categories: all, toolFiles: Math.max(1, Math.ceil(stats.total_tools / SITEMAP_TOOLS_PER_FILE)) };
+      });
+    },
+
+    /** The tools of sitemap file `file` (1-based); a file past the end is a 404. */
+    sitemapTools(file: number): Promise<{ slug: string; updated_at: string }[]> {
+      return cache.get(`sitemap-tools:${file}`, async () => {
+        const tools = await catalog.toolSlugs((file - 1) * SITEMAP_TOOLS_PER_FILE, SITEMAP_TOOLS_PER_FILE);
+        if (tools.length === 0 && file > 1) throw notFound();
+        return tools;
+      });
+    },
+  };
+}
+
+export type SiteService = ReturnType<typeof createSiteService>;

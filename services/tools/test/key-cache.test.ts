@@ -1,0 +1,111 @@
+import crypto from 'node:crypto';
+import request from 'supertest';
+import type { Redis } from 'ioredis';
+import type { Express } from 'express';
+import { runAdminCommand } from '../src/admin/commands';
+import { memoryKeyVersion, redisKeyVersion, type KeyVersion } from '../src/auth/key-version';
+import { openRedis } from '../src/ratelimit/redis-connection';
+import { createRequestLimiter } from '../src/ratelimit/request-limiter';
+import { createKey, importJson, openHarness, silentLogger, smallCatalog, type Harness } from './support/harness';
+import { describeWithRealServer } from './support/real-services';
+
+const STATS = '/api/index.php?action=stats';
+
+async function admin(harness: Harness, argv: string[], keyVersion: KeyVersion | undefined) {
+  const err: string[] = [];
+  const status = await runAdminCommand(argv, { db: harness.db, keyVersion, defaultRateLimitPerHour: 1000, out: () => undefined, err: (line) => err.push(line) });
+  return { status, err };
+}
+
+/** Counts the key lookups that reach the database. */
+function countKeyQueries(harness: Harness): { count(): number; stop(): void } {
+  let lookups = 0;
+  const onQuery = (query: { sql: string }) => {
+    if (/from "api_keys"/.test(query.sql) && /"key_hash"/.test(query.sql)) lookups++;
+  };
+  harness.db.on('query', onQuery);
+  return { count: () => lookups, stop: () => harness.db.removeListener('query', onQuery) };
+}
+
+describe('API keys cached per process', () => {
+  let harness: Harness;
+  beforeAll(async () => {
+    harness = await openHarness();
+    await importJson(harness.db, smallCatalog);
+  });
+  afterAll(async () => harness.close());
+
+  it('when a cached key is used again, then the database is not asked; when the admin disables it, then the next request is 403', async () => {
+    const keyVersion = memoryKeyVersion();
+    const app = harness.app({ keyVersion });
+    const key = await createKey(harness.db, { name: 'cached' });
+    const queries = countKeyQueries(harness);
+    try {
+      for (let i = 0; i < 3; i++) expect((await request(app).get(STATS).set('X-API-Key', key.apiKey)).status).toBe(200);
+      expect(queries.count()).toBe(1);
+      expect(await admin(harness, ['key:disable', 'cached'], keyVersion)).toEqual({ status: 0, err: [] });
+      const denied = await request(app).get(STATS).set('X-API-Key', key.apiKey);
+      expect(denied.status).toBe(403);
+      expect(queries.count()).toBe(2);
+    } finally {
+      queries.stop();
+    }
+  });
+
+  it('when the version cannot be read, then every request looks its key up, so a change shows at once', async () => {
+    const unknown: KeyVersion = { current: async () => undefined, changed: async () => undefined };
+    const app = harness.app({ keyVersion: unknown });
+    const key = await createKey(harness.db, { name: 'unversioned' });
+    expect((await request(app).get(STATS).set('X-API-Key', key.apiKey)).status).toBe(200);
+    await harness.db('api_keys').where({ id: key.id }).update({ enabled: false });
+    expect((await request(app).get(STATS).set('X-API-Key', key.apiKey)).status).toBe(403);
+  });
+
+  it('when the admin has no way to tell replicas, then the change is saved and the command warns', async () => {
+    await createKey(harness.db, { name: 'untold' });
+    const result = await admin(harness, ['key:limit', 'untold', '5'], undefined);
+    expect(result.status).toBe(0);
+    expect(result.err).toEqual(['warning: REDIS_URL is not set, so running replicas could not be told at once; replicas that cached the key see the change within 60 s']);
+    expect((await harness.db('api_keys').where({ name: 'untold' }).first()).rate_limit_per_hour).toBe(5);
+  });
+});
+
+describeWithRealServer('TEST_REDIS_URL', 'API key cache across replicas (real Redis)', () => {
+  let harness: Harness;
+  const clients: Redis[] = [];
+  beforeAll(async () => {
+    harness = await openHarness();
+    await importJson(harness.db, smallCatalog);
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.quit()));
+    await harness.close();
+  });
+
+  const replica = async (prefix: string): Promise<Express> => {
+    const redis = openRedis(process.env.TEST_REDIS_URL!, silentLogger);
+    clients.push(redis);
+    if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
+    return harness.app({ limiter: createRequestLimiter({ keyPrefix: prefix, redis, logger: silentLogger }), keyVersion: redisKeyVersion(redis, prefix) });
+  };
+
+  it('when two replicas have the key cached and the admin disables it, then both answer 403 on the very next request, and 200 again once enabled', async () => {
+    const prefix = `tools_kc_t_${crypto.randomBytes(6).toString('hex')}`;
+    const [first, second] = [await replica(prefix), await replica(prefix)];
+    const key = await createKey(harness.db, { name: `shared-${prefix}` });
+    for (const app of [first, second, first, second]) expect((await request(app).get(STATS).set('X-API-Key', key.apiKey)).status).toBe(200);
+
+    const adminRedis = openRedis(process.env.TEST_REDIS_URL!, silentLogger);
+    clients.push(adminRedis);
+    if (adminRedis.status !== 'ready') await new Promise((resolve) => adminRedis.once('ready', resolve));
+    expect(await admin(harness, ['key:disable', `shared-${prefix}`], redisKeyVersion(adminRedis, prefix))).toEqual({ status: 0, err: [] });
+    for (const app of [first, second]) {
+      const denied = await request(app).get(STATS).set('X-API-Key', key.apiKey);
+      expect(denied.status).toBe(403);
+      expect(denied.body).toEqual({ success: false, error: { code: 403, message: 'API密钥已禁用' } });
+    }
+
+    expect((await admin(harness, ['key:enable', `shared-${prefix}`], redisKeyVersion(adminRedis, prefix))).status).toBe(0);
+    for (const app of [first, second]) expect((await request(app).get(STATS).set('X-API-Key', key.apiKey)).status).toBe(200);
+  });
+});

@@ -1,0 +1,235 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+/**
+ * The website in a real browser (Debian's Chromium through playwright-core): browsing, search as you type
+ * (and without JavaScript), a counted visit, icon fallbacks, a phone's width, the English switch, and
+ * axe-core's accessibility rules. The tools' own sites and icons are answered by the test (no network).
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import request from 'supertest';
+import { createCatalogRepository } from '../src/catalog/catalog-repository';
+import { importCatalog } from '../src/catalog/importer';
+import { sampleDatasetPath } from '../src/demo';
+import { describeWithChromium, launchChromium } from './support/browser';
+import { importJson, openHarness, type Harness } from './support/harness';
+
+const AXE_SOURCE_PATH = require.resolve('axe-core/axe.min.js');
+/**
+ * The one icon the test serves (set on vscode below); every other icon fails, as an unreachable one does.
+ * Not a `/favicon.ico` URL: headless Chromium fetches those itself, past the test's request routing.
+ */
+const SERVED_ICON = 'https://icons.example.test/vscode.svg';
+const ICON_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0065a9"/></svg>';
+
+describeWithChromium('website in Chromium', () => {
+  let harness: Harness;
+  let server: http.Server;
+  let base: string;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+
+  beforeAll(async () => {
+    harness = await openHarness();
+    const report = await importCatalog(createCatalogRepository(harness.db), fs.readFileSync(sampleDatasetPath(), 'utf8'), 'json');
+    expect(report.tools.rejected).toEqual([]);
+    const sample = JSON.parse(fs.readFileSync(sampleDatasetPath(), 'utf8')) as { tools: Record<string, unknown>[] };
+    const vscode = sample.tools.find((tool) => tool.slug === 'vscode')!;
+    expect((await importJson(harness.db, { tools: [{ ...vscode, icon: SERVED_ICON }] })).tools.updated).toBe(1);
+    server = http.createServer(harness.app({ config: { ANONYMOUS_RATE_LIMIT_PER_HOUR: '100000' } }));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    browser = await launchChromium();
+  }, 120000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((resolve) => server?.close(resolve));
+    await harness?.close();
+  });
+
+  afterEach(async () => {
+    await Promise.all(contexts.splice(0).map((context) => context.close()));
+  });
+
+  interface Opened {
+    page: Page;
+    /** Console errors about the Content-Security-Policy, and uncaught page errors. */
+    problems: string[];
+    /** External URLs the page asked for. */
+    external: string[];
+  }
+
+  async function open(path: string, options: { javaScript?: boolean; phone?: boolean } = {}): Promise<Opened> {
+    const context = await browser.newContext({
+      javaScriptEnabled: options.javaScript ?? true,
+      viewport: options.phone ? { width: 390, height: 844 } : { width: 1280, height: 900 },
+      isMobile: options.phone ?? false,
+      hasTouch: options.phone ?? false,
+      locale: 'zh-CN',
+    });
+    contexts.push(context);
+    const external: string[] = [];
+    // Nothing leaves the machine: the one served icon, a stand-in page for any tool site, failures for the rest.
+    await context.route((url) => url.origin !== base, async (route) => {
+      const url = route.request().url();
+      external.push(url);
+      if (url === SERVED_ICON) await route.fulfill({ status: 200, contentType: 'image/svg+xml', body: ICON_SVG });
+      else if (route.request().resourceType() === 'document') await route.fulfill({ status: 200, contentType: 'text/html', body: `<title>${new URL(url).host}</title>` });
+      else await route.abort('connectionrefused');
+    });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error' && /Content Security Policy|Refused to/i.test(message.text())) problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(error.message));
+    await page.goto(base + path);
+    return { page, problems, external };
+  }
+
+  async function expectAccessible(page: Page): Promise<void> {
+    await page.evaluate(fs.readFileSync(AXE_SOURCE_PATH, 'utf8'));
+    const violations = await page.evaluate(async () => {
+      const axe = (window as unknown as { axe: { run(options: object): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
+      const result = await axe.run({ resultTypes: ['violations'] });
+      return result.violations.map((violation) => ({ id: violation.id, impact: violation.impact, targets: violation.nodes.map((node) => node.target.join(' ')) }));
+    });
+    expect(violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')).toEqual([]);
+  }
+
+  async function visitsOf(slug: string): Promise<number> {
+    return Number((await harness.db('tools').where({ slug }).first('visits')).visits);
+  }
+
+  /** Waits until the element's text matches (the live region is filled a frame after the swap). */
+  async function waitForText(page: Page, selector: string, expected: RegExp): Promise<void> {
+    await page.waitForFunction(
+      ([css, source]) => new RegExp(source).test(document.querySelector(css)?.textContent ?? ''),
+      [selector, expected.source] as const,
+    );
+  }
+
+  const cardSlugs = (page: Page) => page.locator('#main .tool-card__link').evaluateAll((links) => links.map((link) => link.getAttribute('href')!.replace(/^.*\/tool\//, '')));
+
+  test('when a visitor opens the home page, then Chinese categories with counts, featured and popular tools render, with no CSP violation and no serious accessibility issue', async () => {
+    const { page, problems } = await open('/');
+    await expect(page.title()).resolves.toBe('工具导航 - 发现好用的在线工具与软件');
+    await expect(page.locator('html').getAttribute('lang')).resolves.toBe('zh-CN');
+    await expect(page.locator('.category-card').count()).resolves.toBe(15);
+    await expect(page.locator('.category-card').first().innerText()).resolves.toMatch(/开发工具\s+21 个工具/);
+    await expect(page.locator('#featured-heading').isVisible()).resolves.toBe(true);
+    await expect(page.locator('.ranking__item').count()).resolves.toBe(10);
+    // The stylesheet applied (a CSP refusal would leave the page unstyled).
+    await expect(page.locator('.search__button').evaluate((button) => getComputedStyle(button).backgroundColor)).resolves.toBe('rgb(79, 70, 229)');
+    await expectAccessible(page);
+    expect(problems).toEqual([]);
+  });
+
+  test('when a visitor types in the search box, then results replace the page as they type, ranked as the API ranks them; clearing the box brings the page back', async () => {
+    const { page, problems } = await open('/');
+    const box = page.getByRole('searchbox', { name: '搜索工具' });
+    await box.pressSequentially('jietu', { delay: 40 });
+    await page.waitForURL(`${base}/search?q=jietu`);
+    await page.locator('#main [data-search-summary]').waitFor();
+    const api = await request(base).get('/api/index.php?action=search&q=jietu');
+    expect(await cardSlugs(page)).toEqual((api.body.data.data as { slug: string }[]).map((tool) => tool.slug));
+    await expect(page.title()).resolves.toBe('“jietu”的搜索结果 - 工具导航');
+    await waitForText(page, '#live-status', new RegExp(`^“jietu”共找到 ${api.body.data.total} 个工具$`));
+    // The box kept its focus and its text while the results changed under it; the language switch follows.
+    await expect(box.evaluate((input) => input === document.activeElement)).resolves.toBe(true);
+    await expect(page.locator('.lang-switch').getAttribute('href')).resolves.toBe('/en/search?q=jietu');
+
+    await box.fill('');
+    await page.waitForURL(`${base}/`);
+    await page.locator('#categories-heading').waitFor();
+    await expect(page.title()).resolves.toBe('工具导航 - 发现好用的在线工具与软件');
+    await expect(page.locator('.lang-switch').getAttribute('href')).resolves.toBe('/en/');
+
+    await box.pressSequentially('photshop', { delay: 20 });
+    await page.waitForURL(`${base}/search?q=photshop`);
+    await page.locator('#main .tool-card__link[href="/tool/photoshop"]').waitFor();
+    await expectAccessible(page);
+    expect(problems).toEqual([]);
+  });
+
+  test('when JavaScript is off, then the search box is an ordinary form and the results page works the same', async () => {
+    const { page } = await open('/tool/vscode', { javaScript: false });
+    await page.getByRole('searchbox', { name: '搜索工具' }).fill('截图');
+    await page.getByRole('searchbox', { name: '搜索工具' }).press('Enter');
+    await page.waitForURL(`${base}/search?q=%E6%88%AA%E5%9B%BE`);
+    const api = await request(base).get(`/api/index.php?action=search&q=${encodeURIComponent('截图')}`);
+    expect(await cardSlugs(page)).toEqual((api.body.data.data as { slug: string }[]).map((tool) => tool.slug));
+    await expect(page.locator('.search-summary').innerText()).resolves.toBe(`“截图”共找到 ${api.body.data.total} 个工具`);
+  });
+
+  test('when a visitor opens a tool and clicks its link out, then the tool site opens and exactly one visit is counted', async () => {
+    const before = await visitsOf('figma');
+    const { page, external } = await open('/category/design');
+    await page.locator('.tool-card__link[href="/tool/figma"]').click();
+    await page.waitForURL(`${base}/tool/figma`);
+    await expect(page.locator('h1').innerText()).resolves.toContain('Figma');
+    await expect(page.locator('.tool__description').isVisible()).resolves.toBe(true);
+    await expect(page.locator('.tags .tag').count()).resolves.toBeGreaterThan(0);
+    await expect(page.locator('#related-heading').isVisible()).resolves.toBe(true);
+    expect(await visitsOf('figma')).toBe(before);
+    await expectAccessible(page);
+
+    await page.getByRole('link', { name: /访问网站/ }).click();
+    await page.waitForURL('https://www.figma.com/');
+    expect(external).toContain('https://www.figma.com/');
+    expect(await visitsOf('figma')).toBe(before + 1);
+  });
+
+  test('when an icon loads it is shown over the letter; when it fails it is removed and the letter stays; icons load lazily', async () => {
+    const { page } = await open('/tool/vscode');
+    const own = page.locator('.tool__head .tool-icon');
+    await page.waitForFunction(() => document.querySelector('.tool__head .tool-icon')!.classList.contains('tool-icon--loaded'));
+    await expect(own.locator('img').evaluate((img: HTMLImageElement) => img.naturalWidth > 0)).resolves.toBe(true);
+    await expect(own.locator('img').getAttribute('loading')).resolves.toBe('lazy');
+
+    // Related tools' icons are unreachable here: each is removed once it fails, leaving its letter avatar.
+    const related = page.locator('#main .tool-grid .tool-icon');
+    await page.waitForFunction(() => [...document.querySelectorAll('#main .tool-grid .tool-icon')].every((icon) => icon.querySelector('img') === null));
+    const letters = await related.evaluateAll((icons) => icons.map((icon) => [icon.getAttribute('data-letter'), getComputedStyle(icon, '::before').content]));
+    expect(letters.length).toBeGreaterThan(0);
+    for (const [letter, shown] of letters) expect(shown).toBe(`"${letter}"`);
+  });
+
+  test('when the page is read on a phone, then nothing is wider than the screen and the search box spans it', async () => {
+    for (const path of ['/', '/category/developer', '/tool/vscode', '/search?q=pdf', '/en/tool/obsidian']) {
+      const { page } = await open(path, { phone: true });
+      const widths = await page.evaluate(() => ({ document: document.documentElement.scrollWidth, viewport: window.innerWidth }));
+      expect({ path, ...widths }).toEqual({ path, document: widths.viewport, viewport: 390 });
+      const box = await page.locator('form.search').boundingBox();
+      expect(box!.width).toBeGreaterThan(330);
+    }
+  });
+
+  test('when the English switch is clicked, then the same page comes in English, with its own address, and switches back', async () => {
+    const { page, problems } = await open('/category/developer');
+    await page.getByRole('link', { name: 'Switch to English' }).click();
+    await page.waitForURL(`${base}/en/category/developer`);
+    await expect(page.locator('html').getAttribute('lang')).resolves.toBe('en');
+    await expect(page.locator('.page-head__meta').innerText()).resolves.toBe('21 tools');
+    await expect(page.locator('link[rel="alternate"][hreflang="zh-CN"]').getAttribute('href')).resolves.toBe(`${base}/category/developer`);
+    await expectAccessible(page);
+    await page.getByRole('searchbox', { name: 'Search tools' }).pressSequentially('pdf', { delay: 30 });
+    await page.waitForURL(`${base}/en/search?q=pdf`);
+    await waitForText(page, '#live-status', /^\d+ tools for “pdf”$/);
+    await page.getByRole('link', { name: '切换到中文' }).click();
+    await page.waitForURL(`${base}/search?q=pdf`);
+    await expect(page.locator('html').getAttribute('lang')).resolves.toBe('zh-CN');
+    expect(problems).toEqual([]);
+  });
+
+  test('when the 404 page and an empty search are shown, then they pass the accessibility rules too', async () => {
+    for (const path of ['/tool/does-not-exist', '/search', '/en/search?q=zzzzqqqq']) {
+      const { page, problems } = await open(path);
+      await expectAccessible(page);
+      expect(problems).toEqual([]);
+    }
+  });
+});
