@@ -39,6 +39,25 @@ describeWithChromium('the image web app in Chromium', () => {
   const expectAccessible = async (target: Page = page) => expect(await seriousAxeViolations(target)).toEqual([]);
   const nav = (name: string) => page.getByRole('navigation', { name: '主导航' }).getByRole('link', { name, exact: true });
   const card = (name: string) => page.locator('.gallery-grid li', { has: page.locator('.card-name', { hasText: name }) });
+  /**
+   * Waits until the gallery shows exactly `count` cards; if it never does, the error says what the
+   * page showed instead (search text, cards, alerts, status), so a failure on a busy machine can be read.
+   */
+  const galleryShows = async (count: number) => {
+    try {
+      await page.waitForFunction((expected) => document.querySelectorAll('.gallery-grid li').length === expected, count);
+    } catch (error) {
+      const state = await page.evaluate(() => ({
+        url: location.href,
+        search: document.querySelector<HTMLInputElement>('input[type=search]')?.value,
+        focused: document.activeElement?.outerHTML.slice(0, 120),
+        cards: [...document.querySelectorAll('.gallery-grid .card-name')].map((name) => name.textContent),
+        dialogs: document.querySelectorAll('dialog').length,
+        alerts: [...document.querySelectorAll('[role=alert], [role=status]')].map((node) => node.textContent),
+      }));
+      throw new Error(`the gallery never showed ${count} cards: ${JSON.stringify(state)}\n${String(error)}`);
+    }
+  };
   const listed = async (query: Record<string, string> = {}) => (await platform.api('list', { token: aliceToken, query: { limit: '100', ...query } })).data as { total: number; list: Array<{ id: number; original_name: string; links: { markdown: string } }> };
 
   beforeAll(async () => {
@@ -148,15 +167,14 @@ describeWithChromium('the image web app in Chromium', () => {
       expect((await platform.api('upload', { token: aliceToken, form })).code).toBe(0);
     }
     await page.reload();
-    await page.locator('.gallery-grid li').nth(9).waitFor();
-    expect(await page.locator('.gallery-grid li').count()).toBe(10);
+    await galleryShows(10);
     // Every thumbnail loaded (signed /api/thumb.php URLs, allowed by the CSP).
     await page.waitForFunction(() => [...document.querySelectorAll<HTMLImageElement>('.card-thumb img')].every((img) => img.complete && img.naturalWidth > 0));
     await expectAccessible();
     await shot('gallery');
 
     await page.getByLabel('搜索文件名').fill('西湖');
-    await page.waitForFunction(() => document.querySelectorAll('.gallery-grid li').length === 1);
+    await galleryShows(1);
     await expect(page.locator('.card-name').textContent()).resolves.toBe('西湖日落.jpg');
 
     await card('西湖日落.jpg').locator('.card-open').click();
@@ -173,8 +191,9 @@ describeWithChromium('the image web app in Chromium', () => {
     await shot('image-detail', page, { notices: true });
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
+    await page.waitForFunction(() => document.activeElement?.classList.contains('card-open'));
     await page.getByLabel('搜索文件名').fill('');
-    await page.locator('.gallery-grid li').nth(9).waitFor();
+    await galleryShows(10);
   }, 120000);
 
   test('when categories are created, renamed and deleted, then the list follows and the service holds the same', async () => {
@@ -208,12 +227,12 @@ describeWithChromium('the image web app in Chromium', () => {
     await page.getByText('已移动 1 张到「旅行」').waitFor();
 
     await page.getByLabel('分类', { exact: true }).selectOption({ label: '旅行 (1)' });
-    await page.waitForFunction(() => document.querySelectorAll('.gallery-grid li').length === 1);
+    await galleryShows(1);
     await expect(page.locator('.card-name').textContent()).resolves.toBe('西湖日落.jpg');
     const travel = ((await platform.api('categories', { token: aliceToken })).data.list as Array<{ id: number; name: string }>).find((category) => category.name === '旅行')!;
     expect((await listed({ category_id: String(travel.id) })).list.map((image) => image.original_name)).toEqual(['西湖日落.jpg']);
     await page.getByLabel('分类', { exact: true }).selectOption({ label: '全部分类' });
-    await page.locator('.gallery-grid li').nth(9).waitFor();
+    await galleryShows(10);
   }, 60000);
 
   test('when an image is deleted, then it waits in the bin with its purge date; restored, it is back; deleted and purged, it is gone', async () => {
