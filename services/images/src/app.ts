@@ -133,6 +133,11 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
 
+  // Every API answer is one user's (a token, their images) or a refusal: no cache may keep it.
+  app.use('/api/image.php', (_req, res, next) => {
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  });
   // Small bodies only: files go through multipart, which has its own limits.
   app.use('/api/image.php', express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 50 }));
   app.use('/api/image.php', express.json({ limit: '64kb' }));

@@ -163,3 +163,27 @@ test('when ensureDemoUser runs twice, then it returns a working token once and n
   expect((await request(svc.app).get('/api/image.php?action=profile').set('X-API-Token', token!)).body.data).toMatchObject({ username: 'demo', group: 'default' });
   expect(await ensureDemoUser(userAdminFor(svc.db))).toBeNull();
 });
+
+test('when the API answers (a token shown, a list, an upload, a refusal), then no cache may keep it; a thumbnail is kept for a day', async () => {
+  const user = await createTestUser(svc.db, 'alice', undefined, { password: 'password-123' });
+  const session = (await request(svc.app).post('/api/image.php?action=login').type('form').send({ username: 'alice', password: 'password-123' })).body.data.token as string;
+  const uploaded = await request(svc.app).post('/api/image.php?action=upload').set('X-API-Token', user.token).attach('file', fixture('photo.webp'));
+  const answers = {
+    upload: uploaded,
+    token: await request(svc.app).get('/api/image.php?action=token').set('X-API-Token', session),
+    list: await request(svc.app).get('/api/image.php?action=list').set('X-API-Token', user.token),
+    refused: await request(svc.app).get('/api/image.php?action=list').set('X-API-Token', 'not-a-token'),
+    unknownAction: await request(svc.app).get('/api/image.php?action=nope'),
+    badJson: await request(svc.app).post('/api/image.php?action=delete').set('Content-Type', 'application/json').send('{"id":'),
+  };
+  expect(Object.fromEntries(Object.entries(answers).map(([name, res]) => [name, [res.body.code, res.headers['cache-control']]]))).toEqual({
+    upload: [0, 'no-store'],
+    token: [0, 'no-store'],
+    list: [0, 'no-store'],
+    refused: [1, 'no-store'],
+    unknownAction: [1, 'no-store'],
+    badJson: [1, 'no-store'],
+  });
+  const thumb = await request(svc.app).get(new URL(uploaded.body.data.thumb_url).pathname + new URL(uploaded.body.data.thumb_url).search);
+  expect([thumb.status, thumb.headers['cache-control']]).toEqual([200, 'public, max-age=86400']);
+});

@@ -141,7 +141,7 @@ export function createImageRoutes(deps: ImageRoutesDeps): express.Router {
       now: deps.clock(),
     });
     if ('download' in answer) {
-      res.attachment(answer.download.fileName).type(answer.download.contentType).set('Cache-Control', 'no-store').send(answer.download.content);
+      res.attachment(answer.download.fileName).type(answer.download.contentType).send(answer.download.content);
       return;
     }
     if (answer.headers) res.set(answer.headers);
