@@ -66,6 +66,8 @@ export async function seedImageRows(databaseUrl: string, userName: string, count
     await client.query('UPDATE users SET used_bytes = (SELECT coalesce(sum(file_size), 0) FROM images WHERE user_id = users.id) WHERE id = $1', [owner.user_id]);
     // As autovacuum would soon: statistics, and the trigram index's pending list merged (GIN fastupdate).
     await client.query('VACUUM ANALYZE images');
+    // The seed's dirty pages written now, not by the checkpointer while a scenario is measured.
+    await client.query('CHECKPOINT');
   } finally {
     await client.end();
   }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { preparedRows } from '../db/prepared-read';
 import { toUser, userColumns, type UserRow } from '../users/users-repository';
 
 export type CredentialKind = 'account' | 'named' | 'session';
@@ -32,16 +33,20 @@ export function createCredentialsRepository(db: Knex) {
   return {
     /**
      * The live credential with this digest and its user: not expired, the user not disabled. One
-     * query per request, so a reset, revocation or disabling stops a credential on every replica at once.
+     * query per request (a prepared statement), so a reset, revocation or disabling stops a credential
+     * on every replica at once.
      */
     async findLive(tokenHash: string, now: Date): Promise<{ credential: CredentialRow; user: UserRow } | null> {
-      const row = await db('credentials as c')
+      const [row] = await preparedRows(
+        db,
+        db('credentials as c')
         .join('users as u', 'u.id', 'c.user_id')
         .join('groups as g', 'g.id', 'u.group_id')
         .where('c.token_hash', tokenHash)
         .whereNull('u.disabled_at')
         .where((live) => live.whereNull('c.expires_at').orWhere('c.expires_at', '>', now))
-        .first([
+        .limit(1)
+        .select([
           ...userColumns,
           'c.id as credential_id',
           'c.user_id',
@@ -51,7 +56,8 @@ export function createCredentialsRepository(db: Knex) {
           'c.created_at as credential_created_at',
           'c.last_used_at',
           'c.expires_at',
-        ]);
+        ]),
+      );
       return row ? { credential: toCredential(row), user: toUser(row) } : null;
     },
 

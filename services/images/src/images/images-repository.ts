@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { StorageBackend } from '../storage/object-store';
+import { preparedRows } from '../db/prepared-read';
 
 /**
  * stored and binned are where images live; the others are steps in progress, each between two
@@ -240,6 +241,8 @@ export function createImagesRepository(db: Knex) {
       if (keyword) {
         // Page and exact total in one pass over the matches, which the trigram index finds: a page query
         // on its own could walk the user's whole id index looking for a few rare matches.
+        // Not a prepared statement: a generic plan cannot know how rare the pattern is, and chose
+        // badly for a user with a million images (the planner sees the pattern on each run this way).
         const rows: Array<Record<string, unknown>> = await base
           .clone()
           .orderBy(order)
@@ -255,12 +258,15 @@ export function createImagesRepository(db: Knex) {
       const counters = db('image_counts').where({ user_id: filter.userId, status: filter.status });
       if (filter.categoryId !== undefined) counters.andWhere('category_id', filter.categoryId);
       const counted = counters.select(db.raw('coalesce(sum(count), 0)'));
-      const rows: Array<Record<string, unknown>> = await base
-        .clone()
-        .orderBy(order)
-        .limit(filter.limit)
-        .offset(filter.offset)
-        .select('*', db.raw('(?) AS counted_total', [counted]));
+      const rows = await preparedRows(
+        db,
+        base
+          .clone()
+          .orderBy(order)
+          .limit(filter.limit)
+          .offset(filter.offset)
+          .select('*', db.raw('(?) AS counted_total', [counted])),
+      );
       if (rows.length > 0) return { rows: rows.map(toImage), total: Number(rows[0]!.counted_total) };
       const [summed] = await counted; // a page past the end (or none at all) still tells the total
       return { rows: [], total: Number(Object.values(summed ?? {})[0] ?? 0) };

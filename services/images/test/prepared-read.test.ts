@@ -1,0 +1,82 @@
+import type { Knex } from 'knex';
+import { createCredentialsRepository } from '../src/auth/credentials-repository';
+import { hashToken } from '../src/auth/tokens';
+import { preparedRows } from '../src/db/prepared-read';
+import { createImagesRepository } from '../src/images/images-repository';
+import { createTestUser, realDatabaseUrl, userAdminFor } from './support/harness';
+import { openTestDatabase } from './support/test-database';
+
+let database: { db: Knex; drop(): Promise<void> };
+
+beforeAll(async () => {
+  database = await openTestDatabase('images_prepared');
+});
+
+afterAll(async () => {
+  await database.db.destroy();
+  await database.drop();
+});
+
+test('when a credential is looked up, reset and looked up again, then the second lookup finds nothing (a prepared statement keeps its plan, never its rows)', async () => {
+  const { db } = database;
+  const user = await createTestUser(db, 'prepared_reset');
+  const credentials = createCredentialsRepository(db);
+  const before = await credentials.findLive(hashToken(user.token), new Date());
+  expect(before?.user.id).toBe(user.id);
+
+  const { token: replaced } = await userAdminFor(db).resetToken(user.id);
+  expect(await credentials.findLive(hashToken(user.token), new Date())).toBeNull();
+  expect((await credentials.findLive(hashToken(replaced), new Date()))?.user.id).toBe(user.id);
+});
+
+test('when a page is read, then its rows and exact total match the table as it is now, with and without a category filter', async () => {
+  const { db } = database;
+  const user = await createTestUser(db, 'prepared_list');
+  const images = createImagesRepository(db);
+  const [category] = await db('categories').where({ user_id: user.id }).select('id');
+  const insert = (n: number) =>
+    db('images').insert(
+      Array.from({ length: n }, (_, i) => ({
+        user_id: user.id,
+        category_id: category.id,
+        storage_key: `2026/11/23/prepared-${user.id}-${Date.now()}-${i}.png`,
+        format: 'png',
+        original_name: `p${i}.png`,
+        file_size: 10,
+        width: 1,
+        height: 1,
+        status: 'stored',
+      })),
+    );
+  await insert(3);
+  const first = await images.list({ userId: user.id, status: 'stored', limit: 2, offset: 0 });
+  expect(first.rows).toHaveLength(2);
+  expect(first.total).toBe(3);
+  await insert(2);
+  const again = await images.list({ userId: user.id, status: 'stored', limit: 2, offset: 0 });
+  expect(again.total).toBe(5);
+  expect(again.rows[0]!.id).toBeGreaterThan(first.rows[0]!.id);
+  const filtered = await images.list({ userId: user.id, status: 'stored', categoryId: Number(category.id), limit: 10, offset: 4 });
+  expect(filtered.rows).toHaveLength(1);
+  expect(filtered.total).toBe(5);
+});
+
+(realDatabaseUrl ? test : test.skip)(
+  'on a Postgres server, when the same read runs twice, then its connection parsed it once as a named statement, and a different read got a name of its own',
+  async () => {
+    const db = (await import('knex')).default({ client: 'pg', connection: (database.db.client.config as { connection: string }).connection, pool: { min: 1, max: 1 } });
+    try {
+      const one = () => db('groups').where('name', 'default').select('id');
+      const other = () => db('groups').where('name', 'default').andWhere('quota_bytes', '>', 0).select('id');
+      expect(await preparedRows(db, one())).toHaveLength(1);
+      expect(await preparedRows(db, one())).toHaveLength(1);
+      expect(await preparedRows(db, other())).toHaveLength(1);
+      // The pool holds one connection, so this runs where the reads above ran.
+      const { rows } = await db.raw("SELECT name, statement FROM pg_prepared_statements WHERE name LIKE 'r\\_%' ORDER BY statement");
+      expect(rows).toHaveLength(2);
+      expect(rows.map((row: { statement: string }) => row.statement)).toEqual([one().toSQL().toNative().sql, other().toSQL().toNative().sql].sort());
+    } finally {
+      await db.destroy();
+    }
+  },
+);
