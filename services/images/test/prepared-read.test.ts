@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { createCredentialsRepository } from '../src/auth/credentials-repository';
 import { hashToken } from '../src/auth/tokens';
-import { preparedRows } from '../src/db/prepared-read';
+import { preparedRows, preparedStatement } from '../src/db/prepared-read';
 import { createImagesRepository } from '../src/images/images-repository';
 import { createTestUser, realDatabaseUrl, userAdminFor } from './support/harness';
 import { openTestDatabase } from './support/test-database';
@@ -80,3 +80,31 @@ test('when a page is read, then its rows and exact total match the table as it i
     }
   },
 );
+
+(realDatabaseUrl ? test : test.skip)(
+  'on a Postgres server, when a fixed-shape read runs with different values, then it was built once and each run binds its own values beside the constants',
+  async () => {
+    const { db } = database;
+    let builds = 0;
+    const groupNamed = preparedStatement(db, (param) => {
+      builds += 1;
+      return db('groups').where('name', param(0)).andWhere('quota_bytes', '>', 0).limit(1).select('name');
+    });
+    expect(await groupNamed(['default'])).toEqual([{ name: 'default' }]);
+    expect(await groupNamed(['vip'])).toEqual([{ name: 'vip' }]);
+    expect(await groupNamed(['no such group'])).toEqual([]);
+    expect(builds).toBe(1);
+  },
+);
+
+test('inside a transaction, a prepared read runs on the transaction\'s connection and sees its uncommitted rows', async () => {
+  const { db } = database;
+  await db
+    .transaction(async (trx) => {
+      await trx('groups').insert({ name: 'prepared_uncommitted', max_file_size: 1, quota_bytes: 1 });
+      expect(await preparedRows(trx, trx('groups').where('name', 'prepared_uncommitted').select('name'))).toEqual([{ name: 'prepared_uncommitted' }]);
+      throw new Error('roll back');
+    })
+    .catch((error: Error) => expect(error.message).toBe('roll back'));
+  expect(await db('groups').where('name', 'prepared_uncommitted')).toEqual([]);
+});

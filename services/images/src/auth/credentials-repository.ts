@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { preparedRows } from '../db/prepared-read';
+import { preparedStatement } from '../db/prepared-read';
 import { toUser, userColumns, type UserRow } from '../users/users-repository';
 
 export type CredentialKind = 'account' | 'named' | 'session';
@@ -30,6 +30,28 @@ function toCredential(row: Record<string, unknown>): CredentialRow {
 
 /** The credentials (account token, named tokens, sessions) users present in X-API-Token. */
 export function createCredentialsRepository(db: Knex) {
+  /** Values: the token's digest, now. */
+  const liveCredential = preparedStatement(db, (param) =>
+    db('credentials as c')
+      .join('users as u', 'u.id', 'c.user_id')
+      .join('groups as g', 'g.id', 'u.group_id')
+      .where('c.token_hash', param(0))
+      .whereNull('u.disabled_at')
+      .where((live) => live.whereNull('c.expires_at').orWhere('c.expires_at', '>', param(1)))
+      .limit(1)
+      .select([
+        ...userColumns,
+        'c.id as credential_id',
+        'c.user_id',
+        'c.kind',
+        'c.name as credential_name',
+        'c.token_ciphertext',
+        'c.created_at as credential_created_at',
+        'c.last_used_at',
+        'c.expires_at',
+      ]),
+  );
+
   return {
     /**
      * The live credential with this digest and its user: not expired, the user not disabled. One
@@ -37,27 +59,7 @@ export function createCredentialsRepository(db: Knex) {
      * on every replica at once.
      */
     async findLive(tokenHash: string, now: Date): Promise<{ credential: CredentialRow; user: UserRow } | null> {
-      const [row] = await preparedRows(
-        db,
-        db('credentials as c')
-        .join('users as u', 'u.id', 'c.user_id')
-        .join('groups as g', 'g.id', 'u.group_id')
-        .where('c.token_hash', tokenHash)
-        .whereNull('u.disabled_at')
-        .where((live) => live.whereNull('c.expires_at').orWhere('c.expires_at', '>', now))
-        .limit(1)
-        .select([
-          ...userColumns,
-          'c.id as credential_id',
-          'c.user_id',
-          'c.kind',
-          'c.name as credential_name',
-          'c.token_ciphertext',
-          'c.created_at as credential_created_at',
-          'c.last_used_at',
-          'c.expires_at',
-        ]),
-      );
+      const [row] = await liveCredential([tokenHash, now]);
       return row ? { credential: toCredential(row), user: toUser(row) } : null;
     },
 

@@ -241,8 +241,9 @@ export function createImagesRepository(db: Knex) {
       if (keyword) {
         // Page and exact total in one pass over the matches, which the trigram index finds: a page query
         // on its own could walk the user's whole id index looking for a few rare matches.
-        // Not a prepared statement: a generic plan cannot know how rare the pattern is, and chose
-        // badly for a user with a million images (the planner sees the pattern on each run this way).
+        // Not a prepared statement: the best plan depends on the pattern (a short or common one is
+        // better found through the user's own index than through the trigram index), which a generic
+        // plan cannot see; planned on each run, the planner sees it.
         const rows: Array<Record<string, unknown>> = await base
           .clone()
           .orderBy(order)

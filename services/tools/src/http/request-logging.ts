@@ -26,25 +26,42 @@ function comparableName(rawName: string): string {
     .replace(/[^a-z0-9]/g, '');
 }
 
+/** Query parameter names seen are few (action, page, ...): each one's verdict is kept, up to this many. */
+const MAX_REMEMBERED_NAMES = 1000;
+
 /**
- * The URL with the value of every secret query parameter replaced by `[redacted]`. A name counts as
- * the secret however it is spelled on the wire: percent-encoded (`%74oken`), in another case
- * (`TOKEN`), with array brackets (`token[]`, `token[0]`, `token%5B%5D`) or other separators
- * (`api-key`). Such spellings are refused by the API, but their values are still secrets.
+ * Makes the function that gives a URL with the value of every secret query parameter replaced by
+ * `[redacted]`. A name counts as the secret however it is spelled on the wire: percent-encoded
+ * (`%74oken`), in another case (`TOKEN`), with array brackets (`token[]`, `token[0]`, `token%5B%5D`)
+ * or other separators (`api-key`). Such spellings are refused by the API, but their values are still
+ * secrets. Runs for every request's log line, so the secrets' comparable forms are made once and each
+ * parameter name is compared once.
  */
-export function redactSecrets(url: string, secretNames: readonly string[]): string {
-  const queryStart = url.indexOf('?');
-  if (queryStart === -1) return url;
+export function secretRedactor(secretNames: readonly string[]): (url: string) => string {
   const secrets = new Set(secretNames.map(comparableName));
-  const pairs = url
-    .slice(queryStart + 1)
-    .split('&')
-    .map((pair) => {
-      const nameEnd = pair.indexOf('=');
-      const rawName = nameEnd === -1 ? pair : pair.slice(0, nameEnd);
-      return secrets.has(comparableName(rawName)) ? `${rawName}=[redacted]` : pair;
-    });
-  return `${url.slice(0, queryStart + 1)}${pairs.join('&')}`;
+  const verdicts = new Map<string, boolean>();
+  const isSecret = (rawName: string): boolean => {
+    let secret = verdicts.get(rawName);
+    if (secret === undefined) {
+      secret = secrets.has(comparableName(rawName));
+      if (verdicts.size >= MAX_REMEMBERED_NAMES) verdicts.clear();
+      verdicts.set(rawName, secret);
+    }
+    return secret;
+  };
+  return (url) => {
+    const queryStart = url.indexOf('?');
+    if (queryStart === -1) return url;
+    const pairs = url
+      .slice(queryStart + 1)
+      .split('&')
+      .map((pair) => {
+        const nameEnd = pair.indexOf('=');
+        const rawName = nameEnd === -1 ? pair : pair.slice(0, nameEnd);
+        return isSecret(rawName) ? `${rawName}=[redacted]` : pair;
+      });
+    return `${url.slice(0, queryStart + 1)}${pairs.join('&')}`;
+  };
 }
 
 /**
@@ -57,6 +74,7 @@ export function redactSecrets(url: string, secretNames: readonly string[]): stri
  * was a quarter of a cached tools request's CPU).
  */
 export function requestLogging(logger: Logger, secretNames: readonly string[]): RequestHandler {
+  const redactSecrets = secretRedactor(secretNames);
   return (req, res, next) => {
     const incoming = req.headers['x-request-id'];
     const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -67,7 +85,7 @@ export function requestLogging(logger: Logger, secretNames: readonly string[]): 
     const requestFields = () => ({
       id,
       method: req.method,
-      url: redactSecrets(url, secretNames),
+      url: redactSecrets(url),
       remoteAddress: req.socket?.remoteAddress,
       userAgent: req.headers['user-agent'],
     });
