@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { createCredentialsRepository } from '../src/auth/credentials-repository';
 import { hashToken } from '../src/auth/tokens';
-import { preparedRows, preparedStatement } from '../src/db/prepared-read';
+import { preparedStatement } from '../src/db/prepared-read';
 import { createImagesRepository } from '../src/images/images-repository';
 import { createTestUser, realDatabaseUrl, userAdminFor } from './support/harness';
 import { openTestDatabase } from './support/test-database';
@@ -62,24 +62,37 @@ test('when a page is read, then its rows and exact total match the table as it i
 });
 
 (realDatabaseUrl ? test : test.skip)(
-  'on a Postgres server, when the same read runs twice, then its connection parsed it once as a named statement, and a different read got a name of its own',
+  'on a Postgres server, when reads run again and again, then their connection parsed each once as a named statement, and a different read got a name of its own',
   async () => {
     const db = (await import('knex')).default({ client: 'pg', connection: (database.db.client.config as { connection: string }).connection, pool: { min: 1, max: 1 } });
     try {
-      const one = () => db('groups').where('name', 'default').select('id');
-      const other = () => db('groups').where('name', 'default').andWhere('quota_bytes', '>', 0).select('id');
-      expect(await preparedRows(db, one())).toHaveLength(1);
-      expect(await preparedRows(db, one())).toHaveLength(1);
-      expect(await preparedRows(db, other())).toHaveLength(1);
+      const build = (withQuota: boolean) => (param: (index: number) => Knex.Value) => {
+        const query = db('groups').where('name', param(0));
+        if (withQuota) query.andWhere('quota_bytes', '>', param(1));
+        return query.select('id');
+      };
+      const one = preparedStatement(db, build(false));
+      const other = preparedStatement(db, build(true));
+      expect(await one(['default'])).toHaveLength(1);
+      expect(await one(['vip'])).toHaveLength(1);
+      expect(await other(['default', 0])).toHaveLength(1);
+      expect(await other(['default', 1e15])).toHaveLength(0);
       // The pool holds one connection, so this runs where the reads above ran.
-      const { rows } = await db.raw("SELECT name, statement FROM pg_prepared_statements WHERE name LIKE 'r\\_%' ORDER BY statement");
-      expect(rows).toHaveLength(2);
-      expect(rows.map((row: { statement: string }) => row.statement)).toEqual([one().toSQL().toNative().sql, other().toSQL().toNative().sql].sort());
+      const { rows } = await db.raw("SELECT statement FROM pg_prepared_statements WHERE name LIKE 'r\\_%' ORDER BY statement");
+      expect(rows.map((row: { statement: string }) => row.statement)).toEqual([
+        'select "id" from "groups" where "name" = $1',
+        'select "id" from "groups" where "name" = $1 and "quota_bytes" > $2',
+      ]);
     } finally {
       await db.destroy();
     }
   },
 );
+
+(realDatabaseUrl ? test : test.skip)('on a Postgres server, when knex drops a parameter (limit() takes numbers only), then the statement is refused as it is made', () => {
+  const { db } = database;
+  expect(() => preparedStatement(db, (param) => db('groups').limit(param(0) as number).select('id'))).toThrow(/parameter\(s\) 0 did not reach the SQL/);
+});
 
 (realDatabaseUrl ? test : test.skip)(
   'on a Postgres server, when a fixed-shape read runs with different values, then it was built once and each run binds its own values beside the constants',
@@ -102,7 +115,8 @@ test('inside a transaction, a prepared read runs on the transaction\'s connectio
   await db
     .transaction(async (trx) => {
       await trx('groups').insert({ name: 'prepared_uncommitted', max_file_size: 1, quota_bytes: 1 });
-      expect(await preparedRows(trx, trx('groups').where('name', 'prepared_uncommitted').select('name'))).toEqual([{ name: 'prepared_uncommitted' }]);
+      const named = preparedStatement(trx, (param) => trx('groups').where('name', param(0)).select('name'));
+      expect(await named(['prepared_uncommitted'])).toEqual([{ name: 'prepared_uncommitted' }]);
       throw new Error('roll back');
     })
     .catch((error: Error) => expect(error.message).toBe('roll back'));

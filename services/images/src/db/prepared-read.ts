@@ -11,7 +11,7 @@ type Rows = Array<Record<string, unknown>>;
 const onServer = (db: Knex): boolean => db.client.config.client === 'pg';
 
 /** The statement's SQL with `$n` placeholders and its name: a digest of the text, so one text always has one name. */
-function compile(query: Knex.QueryBuilder): { name: string; text: string; bindings: readonly unknown[] } {
+function compile(query: Knex.QueryBuilder | Knex.Raw): { name: string; text: string; bindings: readonly unknown[] } {
   const { sql: text, bindings } = query.toSQL().toNative();
   return { name: `r_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`, text, bindings };
 }
@@ -26,28 +26,32 @@ async function execute(db: Knex, statement: { name: string; text: string }, valu
 }
 
 /**
- * Runs a read that requests make over and over (a list page) as a named prepared statement on a
- * Postgres server: each pooled connection parses and plans its text once, then only binds and
- * executes it. Builders that differ (a category filter) get statements of their own. On embedded
- * PGlite (one in-process connection) the query runs as it is.
+ * A read that requests make over and over (the credential lookup, a list page), as a named prepared
+ * statement on a Postgres server: knex builds and compiles it once, each pooled connection parses it
+ * once, and each run only binds its values and executes. `build` puts `param(i)` where the i-th value
+ * of a run goes. On embedded PGlite (one in-process connection) it is built with each run's values
+ * and runs as an ordinary query.
  */
-export async function preparedRows(db: Knex, query: Knex.QueryBuilder): Promise<Rows> {
-  if (!onServer(db)) return (await query) as Rows;
-  const statement = compile(query);
-  return execute(db, statement, statement.bindings);
-}
-
-/**
- * A read of one fixed shape that every request makes (the credential lookup), built and compiled by
- * knex once rather than on each run: `build` puts `param(i)` where the i-th value of a run goes.
- * Runs as preparedRows does; on PGlite it is built with each run's values.
- */
-export function preparedStatement(db: Knex, build: (param: (index: number) => Knex.Value) => Knex.QueryBuilder): (values: readonly Knex.Value[]) => Promise<Rows> {
-  if (!onServer(db)) return async (values) => (await build((index) => values[index]!)) as Rows;
+export function preparedStatement(db: Knex, build: (param: (index: number) => Knex.Value) => Knex.QueryBuilder | Knex.Raw): (values: readonly Knex.Value[]) => Promise<Rows> {
+  if (!onServer(db)) {
+    return async (values) => {
+      const result = (await build((index) => values[index]!)) as Rows | { rows: Rows };
+      return Array.isArray(result) ? result : result.rows; // a builder gives rows, knex.raw the driver's result
+    };
+  }
   // A string no caller passes, marking where each run's values go among the compiled bindings.
   const marker = `\u0000param:${randomUUID()}:`;
-  const statement = compile(build((index) => `${marker}${index}`));
+  const asked = new Set<number>();
+  const statement = compile(
+    build((index) => {
+      asked.add(index);
+      return `${marker}${index}`;
+    }),
+  );
   const slots = statement.bindings.map((binding) => (typeof binding === 'string' && binding.startsWith(marker) ? Number(binding.slice(marker.length)) : -1));
+  // A parameter knex did not bind (limit() drops what is not a number) would silently be ignored.
+  const lost = [...asked].filter((index) => !slots.includes(index));
+  if (lost.length > 0) throw new Error(`prepared statement: parameter(s) ${lost.join(', ')} did not reach the SQL: ${statement.text}`);
   return (values) =>
     execute(
       db,

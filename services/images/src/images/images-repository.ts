@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { StorageBackend } from '../storage/object-store';
-import { preparedRows } from '../db/prepared-read';
+import { preparedStatement } from '../db/prepared-read';
 
 /**
  * stored and binned are where images live; the others are steps in progress, each between two
@@ -81,7 +81,43 @@ function containsPattern(keyword: string): string {
   return `%${keyword.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
 }
 
+/** Newest first; the bin by when each image was deleted. */
+function pageOrder(status: ImageStatus): Array<{ column: string; order: 'asc' | 'desc' }> {
+  return status === 'binned'
+    ? [
+        { column: 'deleted_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ]
+    : [{ column: 'id', order: 'desc' }];
+}
+
 export function createImagesRepository(db: Knex) {
+  /**
+   * A page of a user's images with its exact total (a sum over the per-category counters), one
+   * statement per status and filter, compiled once. Values: user id, category id (ignored without
+   * the filter), limit, offset.
+   */
+  const pageStatements = new Map<string, ReturnType<typeof preparedStatement>>();
+  const pageWithTotal = (status: ImageStatus, byCategory: boolean) => {
+    const key = `${status}:${byCategory}`;
+    let statement = pageStatements.get(key);
+    if (!statement) {
+      statement = preparedStatement(db, (param) => {
+        const counters = db('image_counts').where({ user_id: param(0), status });
+        const page = db('images').where({ user_id: param(0), status });
+        if (byCategory) {
+          counters.andWhere('category_id', param(1));
+          page.andWhere('category_id', param(1));
+        }
+        page.orderBy(pageOrder(status)).select('*', db.raw('(?) AS counted_total', [counters.select(db.raw('coalesce(sum(count), 0)'))]));
+        // knex's limit() and offset() take numbers only, not a statement's parameters.
+        return db.raw('? LIMIT ? OFFSET ?', [page, param(2), param(3)]);
+      });
+      pageStatements.set(key, statement);
+    }
+    return statement;
+  };
+
   /** Deletes a row in a step of its own and gives its bytes back to the owner, in one transaction. */
   async function deleteCharged(id: number, status: 'pending' | 'purging'): Promise<ImageRow | null> {
     return db.transaction(async (trx) => {
@@ -236,8 +272,7 @@ export function createImagesRepository(db: Knex) {
       if (keyword) {
         base.andWhereRaw("lower(original_name) LIKE lower(?) ESCAPE '\\'", [containsPattern(filter.keyword!)]);
       }
-      const order =
-        filter.status === 'binned' ? [{ column: 'deleted_at', order: 'desc' }, { column: 'id', order: 'desc' }] : [{ column: 'id', order: 'desc' }];
+      const order = pageOrder(filter.status);
       if (keyword) {
         // Page and exact total in one pass over the matches, which the trigram index finds: a page query
         // on its own could walk the user's whole id index looking for a few rare matches.
@@ -256,21 +291,12 @@ export function createImagesRepository(db: Knex) {
         return { rows: [], total: Number((counted as { count: unknown } | undefined)?.count ?? 0) };
       }
       // The page and its total in one round trip: the total is a subquery over the counters.
+      const rows = await pageWithTotal(filter.status, filter.categoryId !== undefined)([filter.userId, filter.categoryId ?? null, filter.limit, filter.offset]);
+      if (rows.length > 0) return { rows: rows.map(toImage), total: Number(rows[0]!.counted_total) };
       const counters = db('image_counts').where({ user_id: filter.userId, status: filter.status });
       if (filter.categoryId !== undefined) counters.andWhere('category_id', filter.categoryId);
-      const counted = counters.select(db.raw('coalesce(sum(count), 0)'));
-      const rows = await preparedRows(
-        db,
-        base
-          .clone()
-          .orderBy(order)
-          .limit(filter.limit)
-          .offset(filter.offset)
-          .select('*', db.raw('(?) AS counted_total', [counted])),
-      );
-      if (rows.length > 0) return { rows: rows.map(toImage), total: Number(rows[0]!.counted_total) };
-      const [summed] = await counted; // a page past the end (or none at all) still tells the total
-      return { rows: [], total: Number(Object.values(summed ?? {})[0] ?? 0) };
+      const [summed] = await counters.select(db.raw('coalesce(sum(count), 0) AS total')); // a page past the end (or none at all) still tells the total
+      return { rows: [], total: Number((summed as { total: unknown } | undefined)?.total ?? 0) };
     },
 
     async findBinnedIds(options: { deletedBefore?: Date; userId?: number; limit: number }): Promise<number[]> {
