@@ -50,9 +50,9 @@ export function createServices(deps: AppDeps) {
   const { config, db, storage, logger } = deps;
   const clock = deps.clock ?? (() => new Date());
   const users = createUsersRepository(db);
-  const credentials = createCredentialsRepository(db);
+  const credentials = createCredentialsRepository(db, { namedStatements: config.preparedStatements });
   const categories = createCategoriesRepository(db);
-  const images = createImagesRepository(db);
+  const images = createImagesRepository(db, { namedStatements: config.preparedStatements });
   const signer = createLinkSigner(config.thumbSigningSecret);
   const views = createImageViews({ publicBaseUrl: config.publicBaseUrl, timeZone: config.timeZone, signer });
   const files = createImageFiles(storage, logger);

@@ -82,6 +82,7 @@ const schema = z
       .optional(),
     SESSION_TTL_HOURS: intFromEnv(168, 1).pipe(z.number().max(8760, 'must be at most 8760 (a year)')),
     REGISTRATION_ENABLED: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+    DATABASE_PREPARED_STATEMENTS: z.enum(['true', 'false'], { error: 'must be true or false' }).default('true'),
     REGISTRATION_GROUP: z.string().min(1).default('default'),
     SIGN_IN_ATTEMPTS_PER_ADDRESS: intFromEnv(30, 1),
     SIGN_IN_FAILURES_PER_ACCOUNT: intFromEnv(5, 1),
@@ -135,6 +136,8 @@ export interface ImagesConfig {
   readonly tokenEncryptionKey: Buffer;
   readonly sessionTtlHours: number;
   readonly registrationEnabled: boolean;
+  /** The hot reads as named prepared statements on a Postgres server (false: for a pooler that cannot carry them). */
+  readonly preparedStatements: boolean;
   readonly registrationGroup: string;
   /** Per 15 minutes: sign-in (and registration) attempts from one client address. */
   readonly signInAttemptsPerAddress: number;
@@ -186,6 +189,7 @@ export function loadConfig(env: Record<string, string | undefined>): ImagesConfi
     tokenEncryptionKey: Buffer.from(value.TOKEN_ENCRYPTION_KEY ?? DEV_TOKEN_ENCRYPTION_KEY, 'hex'),
     sessionTtlHours: value.SESSION_TTL_HOURS,
     registrationEnabled: value.REGISTRATION_ENABLED === 'true',
+    preparedStatements: value.DATABASE_PREPARED_STATEMENTS === 'true',
     registrationGroup: value.REGISTRATION_GROUP,
     signInAttemptsPerAddress: value.SIGN_IN_ATTEMPTS_PER_ADDRESS,
     signInFailuresPerAccount: value.SIGN_IN_FAILURES_PER_ACCOUNT,

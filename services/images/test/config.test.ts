@@ -66,6 +66,7 @@ describe('loadConfig', () => {
     [{ TOKEN_ENCRYPTION_KEY: 'not-hex' }, 'TOKEN_ENCRYPTION_KEY must be 64 hexadecimal characters (32 bytes, e.g. openssl rand -hex 32)'],
     [{ SESSION_TTL_HOURS: '0' }, 'SESSION_TTL_HOURS'],
     [{ REGISTRATION_ENABLED: 'yes' }, 'REGISTRATION_ENABLED must be true or false'],
+    [{ DATABASE_PREPARED_STATEMENTS: 'off' }, 'DATABASE_PREPARED_STATEMENTS must be true or false'],
     [{ STORAGE_BACKEND: 'ftp' }, 'STORAGE_BACKEND must be local or s3'],
     [{ STORAGE_BACKEND: 's3' }, 'S3_BUCKET is required when STORAGE_BACKEND=s3'],
     [{ S3_BUCKET: 'Images_Bucket' }, 'S3_BUCKET must be a bucket name'],

@@ -122,3 +122,21 @@ test('inside a transaction, a prepared read runs on the transaction\'s connectio
     .catch((error: Error) => expect(error.message).toBe('roll back'));
   expect(await db('groups').where('name', 'prepared_uncommitted')).toEqual([]);
 });
+
+(realDatabaseUrl ? test : test.skip)(
+  'on a Postgres server with named statements off (a pooler that cannot carry them), when reads run, then they answer the same and leave no statement on the connection',
+  async () => {
+    const db = (await import('knex')).default({ client: 'pg', connection: (database.db.client.config as { connection: string }).connection, pool: { min: 1, max: 1 } });
+    try {
+      const user = await createTestUser(db, 'prepared_unnamed');
+      const credentials = createCredentialsRepository(db, { namedStatements: false });
+      const images = createImagesRepository(db, { namedStatements: false });
+      expect((await credentials.findLive(hashToken(user.token), new Date()))?.user.id).toBe(user.id);
+      expect(await images.list({ userId: user.id, status: 'stored', limit: 20, offset: 0 })).toEqual({ rows: [], total: 0 });
+      const { rows } = await db.raw('SELECT count(*)::int AS statements FROM pg_prepared_statements');
+      expect(rows).toEqual([{ statements: 0 }]);
+    } finally {
+      await db.destroy();
+    }
+  },
+);

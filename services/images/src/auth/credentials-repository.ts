@@ -29,27 +29,30 @@ function toCredential(row: Record<string, unknown>): CredentialRow {
 }
 
 /** The credentials (account token, named tokens, sessions) users present in X-API-Token. */
-export function createCredentialsRepository(db: Knex) {
+export function createCredentialsRepository(db: Knex, options: { namedStatements: boolean } = { namedStatements: true }) {
   /** Values: the token's digest, now. */
-  const liveCredential = preparedStatement(db, (param) =>
-    db('credentials as c')
-      .join('users as u', 'u.id', 'c.user_id')
-      .join('groups as g', 'g.id', 'u.group_id')
-      .where('c.token_hash', param(0))
-      .whereNull('u.disabled_at')
-      .where((live) => live.whereNull('c.expires_at').orWhere('c.expires_at', '>', param(1)))
-      .limit(1)
-      .select([
-        ...userColumns,
-        'c.id as credential_id',
-        'c.user_id',
-        'c.kind',
-        'c.name as credential_name',
-        'c.token_ciphertext',
-        'c.created_at as credential_created_at',
-        'c.last_used_at',
-        'c.expires_at',
-      ]),
+  const liveCredential = preparedStatement(
+    db,
+    (param) =>
+      db('credentials as c')
+        .join('users as u', 'u.id', 'c.user_id')
+        .join('groups as g', 'g.id', 'u.group_id')
+        .where('c.token_hash', param(0))
+        .whereNull('u.disabled_at')
+        .where((live) => live.whereNull('c.expires_at').orWhere('c.expires_at', '>', param(1)))
+        .limit(1)
+        .select([
+          ...userColumns,
+          'c.id as credential_id',
+          'c.user_id',
+          'c.kind',
+          'c.name as credential_name',
+          'c.token_ciphertext',
+          'c.created_at as credential_created_at',
+          'c.last_used_at',
+          'c.expires_at',
+        ]),
+    { named: options.namedStatements },
   );
 
   return {

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 
 interface PgConnection {
-  query(config: { name: string; text: string; values: readonly unknown[] }): Promise<{ rows: Array<Record<string, unknown>> }>;
+  query(config: { name?: string; text: string; values: readonly unknown[] }): Promise<{ rows: Array<Record<string, unknown>> }>;
 }
 
 type Rows = Array<Record<string, unknown>>;
@@ -16,7 +16,7 @@ function compile(query: Knex.QueryBuilder | Knex.Raw): { name: string; text: str
   return { name: `r_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`, text, bindings };
 }
 
-async function execute(db: Knex, statement: { name: string; text: string }, values: readonly unknown[]): Promise<Rows> {
+async function execute(db: Knex, statement: { name?: string; text: string }, values: readonly unknown[]): Promise<Rows> {
   const connection = (await db.client.acquireConnection()) as PgConnection;
   try {
     return (await connection.query({ name: statement.name, text: statement.text, values })).rows;
@@ -30,9 +30,14 @@ async function execute(db: Knex, statement: { name: string; text: string }, valu
  * statement on a Postgres server: knex builds and compiles it once, each pooled connection parses it
  * once, and each run only binds its values and executes. `build` puts `param(i)` where the i-th value
  * of a run goes. On embedded PGlite (one in-process connection) it is built with each run's values
- * and runs as an ordinary query.
+ * and runs as an ordinary query. `named: false` (DATABASE_PREPARED_STATEMENTS=false, for a pooler that
+ * cannot carry named statements) keeps the one compilation but sends each run unnamed.
  */
-export function preparedStatement(db: Knex, build: (param: (index: number) => Knex.Value) => Knex.QueryBuilder | Knex.Raw): (values: readonly Knex.Value[]) => Promise<Rows> {
+export function preparedStatement(
+  db: Knex,
+  build: (param: (index: number) => Knex.Value) => Knex.QueryBuilder | Knex.Raw,
+  options: { named: boolean } = { named: true },
+): (values: readonly Knex.Value[]) => Promise<Rows> {
   if (!onServer(db)) {
     return async (values) => {
       const result = (await build((index) => values[index]!)) as Rows | { rows: Rows };
@@ -52,10 +57,11 @@ export function preparedStatement(db: Knex, build: (param: (index: number) => Kn
   // A parameter knex did not bind (limit() drops what is not a number) would silently be ignored.
   const lost = [...asked].filter((index) => !slots.includes(index));
   if (lost.length > 0) throw new Error(`prepared statement: parameter(s) ${lost.join(', ')} did not reach the SQL: ${statement.text}`);
+  const sent = options.named ? statement : { text: statement.text };
   return (values) =>
     execute(
       db,
-      statement,
+      sent,
       slots.map((slot, i) => (slot === -1 ? statement.bindings[i] : values[slot])),
     );
 }

@@ -91,7 +91,7 @@ function pageOrder(status: ImageStatus): Array<{ column: string; order: 'asc' | 
     : [{ column: 'id', order: 'desc' }];
 }
 
-export function createImagesRepository(db: Knex) {
+export function createImagesRepository(db: Knex, options: { namedStatements: boolean } = { namedStatements: true }) {
   /**
    * A page of a user's images with its exact total (a sum over the per-category counters), one
    * statement per status and filter, compiled once. Values: user id, category id (ignored without
@@ -102,17 +102,21 @@ export function createImagesRepository(db: Knex) {
     const key = `${status}:${byCategory}`;
     let statement = pageStatements.get(key);
     if (!statement) {
-      statement = preparedStatement(db, (param) => {
-        const counters = db('image_counts').where({ user_id: param(0), status });
-        const page = db('images').where({ user_id: param(0), status });
-        if (byCategory) {
-          counters.andWhere('category_id', param(1));
-          page.andWhere('category_id', param(1));
-        }
-        page.orderBy(pageOrder(status)).select('*', db.raw('(?) AS counted_total', [counters.select(db.raw('coalesce(sum(count), 0)'))]));
-        // knex's limit() and offset() take numbers only, not a statement's parameters.
-        return db.raw('? LIMIT ? OFFSET ?', [page, param(2), param(3)]);
-      });
+      statement = preparedStatement(
+        db,
+        (param) => {
+          const counters = db('image_counts').where({ user_id: param(0), status });
+          const page = db('images').where({ user_id: param(0), status });
+          if (byCategory) {
+            counters.andWhere('category_id', param(1));
+            page.andWhere('category_id', param(1));
+          }
+          page.orderBy(pageOrder(status)).select('*', db.raw('(?) AS counted_total', [counters.select(db.raw('coalesce(sum(count), 0)'))]));
+          // knex's limit() and offset() take numbers only, not a statement's parameters.
+          return db.raw('? LIMIT ? OFFSET ?', [page, param(2), param(3)]);
+        },
+        { named: options.namedStatements },
+      );
       pageStatements.set(key, statement);
     }
     return statement;
