@@ -270,28 +270,22 @@ export function createImagesRepository(db: Knex, options: { namedStatements: boo
      * counted through the trigram index, over the matching rows only.
      */
     async list(filter: ListFilter): Promise<{ rows: ImageRow[]; total: number }> {
-      const base = db('images').where({ user_id: filter.userId, status: filter.status });
-      if (filter.categoryId !== undefined) base.andWhere('category_id', filter.categoryId);
-      const keyword = filter.keyword !== undefined && filter.keyword !== '';
-      if (keyword) {
-        base.andWhereRaw("lower(original_name) LIKE lower(?) ESCAPE '\\'", [containsPattern(filter.keyword!)]);
-      }
-      const order = pageOrder(filter.status);
-      if (keyword) {
+      if (filter.keyword !== undefined && filter.keyword !== '') {
         // Page and exact total in one pass over the matches, which the trigram index finds: a page query
-        // on its own could walk the user's whole id index looking for a few rare matches.
-        // Not a prepared statement: the best plan depends on the pattern (a short or common one is
-        // better found through the user's own index than through the trigram index), which a generic
-        // plan cannot see; planned on each run, the planner sees it.
-        const rows: Array<Record<string, unknown>> = await base
+        // on its own could walk the user's whole id index looking for a few rare matches. Not a prepared
+        // statement: the best plan depends on the pattern, which a generic plan cannot see.
+        const matches = db('images').where({ user_id: filter.userId, status: filter.status });
+        if (filter.categoryId !== undefined) matches.andWhere('category_id', filter.categoryId);
+        matches.andWhereRaw("lower(original_name) LIKE lower(?) ESCAPE '\\'", [containsPattern(filter.keyword)]);
+        const rows: Array<Record<string, unknown>> = await matches
           .clone()
-          .orderBy(order)
+          .orderBy(pageOrder(filter.status))
           .limit(filter.limit)
           .offset(filter.offset)
           .select('*', db.raw('count(*) OVER () AS matching_total'));
         if (rows.length > 0) return { rows: rows.map(toImage), total: Number(rows[0]!.matching_total) };
         if (filter.offset === 0) return { rows: [], total: 0 };
-        const [counted] = await base.clone().count({ count: '*' }); // a page past the end still tells the total
+        const [counted] = await matches.clone().count({ count: '*' }); // a page past the end still tells the total
         return { rows: [], total: Number((counted as { count: unknown } | undefined)?.count ?? 0) };
       }
       // The page and its total in one round trip: the total is a subquery over the counters.
