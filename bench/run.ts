@@ -200,7 +200,8 @@ async function main(): Promise<void> {
       lifecycle,
       workDir,
       'images',
-      [process.execPath, 'services/images/dist/src/main.js'],
+      // As the images Dockerfile starts it (see there why).
+      [process.execPath, '--heap-growing-percent=100', 'services/images/dist/src/main.js'],
       { ...imagesEnv, PUBLIC_BASE_URL: nginx.baseUrl },
       '/readyz',
       imagesPort,
