@@ -102,6 +102,28 @@ describeWithS3('storage:migrate between the local disk and S3', () => {
     expect(await usedBytes(svc.db, user.id)).toBe(used);
   });
 
+  test.each(['local', 's3'] as const)('when the %s store puts a temp file, then it takes it: stored byte for byte and gone from tmp/; putBytes leaves nothing in tmp/ either', async (backend) => {
+    const store = svc.storage.storeFor(backend);
+    const originalKey = `2026/01/02/${'a'.repeat(32)}.webp`;
+    const thumbKey = `2026/01/02/${'b'.repeat(32)}.webp`;
+    const temp = svc.storage.temp.newTempPath();
+    fs.copyFileSync(fixture('photo.webp'), temp);
+    await store.putFile('public', originalKey, temp, 'image/webp');
+    expect(fs.existsSync(temp)).toBe(false);
+    await store.putBytes('thumbs', thumbKey, Buffer.from('thumbnail'), 'image/webp');
+    expect(filesIn(svc.storageDir, 'tmp')).toEqual([]);
+    const read = async (area: 'public' | 'thumbs', key: string) => {
+      const opened = (await store.open(area, key))!;
+      const chunks: Buffer[] = [];
+      for await (const chunk of opened.body) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks);
+    };
+    expect((await read('public', originalKey)).equals(fixtureBytes('photo.webp'))).toBe(true);
+    expect((await read('thumbs', thumbKey)).toString()).toBe('thumbnail');
+    await store.remove('public', originalKey);
+    await store.remove('thumbs', thumbKey);
+  });
+
   test('when nothing is left to move, then a run says so and succeeds; storage:status counts each backend', async () => {
     await seed();
     expect((await migrate('s3')).code).toBe(0);
@@ -167,11 +189,9 @@ describeWithS3('storage:migrate between the local disk and S3', () => {
       const temp = svc.storage.temp.newTempPath();
       fs.copyFileSync(path.join(svc.storageDir, 'public', image.storageKey), temp);
       await s3.putFile('public', image.storageKey, temp, 'image/webp');
-      fs.rmSync(temp);
       const thumbTemp = svc.storage.temp.newTempPath();
       fs.copyFileSync(path.join(svc.storageDir, 'thumbs', image.thumbKey!), thumbTemp);
       await s3.putFile('thumbs', image.thumbKey!, thumbTemp, 'image/webp');
-      fs.rmSync(thumbTemp);
     });
     expect(moved).toMatchObject({ storageBackend: 's3', storageLeftover: 'local' });
     expect(fs.existsSync(path.join(svc.storageDir, 'public', key))).toBe(true);

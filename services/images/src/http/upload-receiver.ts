@@ -64,6 +64,11 @@ export function createUploadReceiver(temp: TempFiles) {
         tempFiles.push(tempPath);
         return tempPath;
       };
+      /** A temp file the store took: `discard()` does not try to remove it (a removal that fails costs an error object and a thread-pool trip). */
+      const storedAway = (tempPath: string): void => {
+        const at = tempFiles.indexOf(tempPath);
+        if (at !== -1) tempFiles.splice(at, 1);
+      };
       const engine: multer.StorageEngine = {
         _handleFile(_req, file, done) {
           const tempPath = newTempPath();
@@ -85,7 +90,7 @@ export function createUploadReceiver(temp: TempFiles) {
             res,
             true,
           );
-          const file = req.file ? { path: req.file.path, size: req.file.size, originalName: req.file.originalname, newTempPath } : undefined;
+          const file = req.file ? { path: req.file.path, size: req.file.size, originalName: req.file.originalname, newTempPath, storedAway } : undefined;
           return { fields: req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {}, file };
         },
         /**

@@ -20,6 +20,8 @@ export interface ReceivedFile {
    * service moved it into the store.
    */
   newTempPath(): string;
+  /** The store took this temp file (putFile): it is gone from tmp/, and nothing is left to remove. */
+  storedAway(tempPath: string): void;
 }
 
 export interface UploadRequest {
@@ -135,6 +137,7 @@ export function createUploadService(deps: UploadServiceDeps) {
     if (!reserved) throw new AppError(Messages.quotaExceeded, 200);
     try {
       await files.storeUpload(reserved, prepared.path, thumbnail);
+      file.storedAway(prepared.path);
       const stored = await images.completeUpload(reserved.id, idempotencyKey ? views.uploadResult(reserved) : undefined);
       if (!stored) throw new Error(`pending upload ${reserved.id} was recovered as abandoned before it completed`);
       return { image: views.uploadResult(stored), madeThumbnail: thumbnail !== null };

@@ -106,8 +106,11 @@ export function createLocalStore(options: { storageDir: string; temp: TempFiles 
           await handle.close();
         }
         await renameIntoPlace(tempFile, area, storageKey);
-      } finally {
+      } catch (error) {
+        // Once renamed it is not in tmp/ any more: it is removed only when the put failed (a removal
+        // that fails, as it would after every rename, costs an error object and a thread-pool trip).
         await options.temp.removeTemp(tempFile);
+        throw error;
       }
     },
 

@@ -25,9 +25,9 @@ export interface ObjectStore {
   /** Makes sure the store can be used (folders made; the bucket answers). */
   prepare(): Promise<void>;
   /**
-   * Stores a finished temp file (of tmp/) durably under `storageKey`: readers see all of it or
-   * nothing. The local disk renames it into place; a bucket uploads it and leaves it for the caller
-   * to remove.
+   * Stores a finished temp file (of tmp/) durably under `storageKey`, and takes it: readers see all
+   * of it or nothing, and once this returns the temp file is gone (the local disk renames it into
+   * place; a bucket uploads it, then removes it). If it fails, the temp file is still the caller's.
    */
   putFile(area: StorageArea, storageKey: string, tempFile: string, contentType: string): Promise<void>;
   /** Stores bytes made here (a thumbnail) durably under `storageKey`. */

@@ -105,6 +105,7 @@ export function createS3Store(settings: S3Settings, client: S3Client = createS3C
           ContentMD5: await md5OfFile(tempFile),
         }),
       );
+      await fs.unlink(tempFile);
     },
 
     async putBytes(area, storageKey, bytes, contentType): Promise<void> {
