@@ -101,6 +101,9 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   const readiness = createReadiness(deps.db);
   const app = express();
   app.set('trust proxy', 1);
+  // No entity tag on what res.send answers: every API answer is no-store, so nothing would ever ask
+  // with If-None-Match, and the tag cost a SHA-1 of each list page. Thumbnails set their own.
+  app.set('etag', false);
   app.disable('x-powered-by');
 
   app.use(requestMetrics(metrics.observeRequest));

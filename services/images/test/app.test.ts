@@ -164,7 +164,7 @@ test('when ensureDemoUser runs twice, then it returns a working token once and n
   expect(await ensureDemoUser(userAdminFor(svc.db))).toBeNull();
 });
 
-test('when the API answers (a token shown, a list, an upload, a refusal), then no cache may keep it; a thumbnail is kept for a day', async () => {
+test('when the API answers (a token shown, a list, an upload, a refusal), then no cache may keep it and it carries no entity tag; a thumbnail is kept for a day and has one', async () => {
   const user = await createTestUser(svc.db, 'alice', undefined, { password: 'password-123' });
   const session = (await request(svc.app).post('/api/image.php?action=login').type('form').send({ username: 'alice', password: 'password-123' })).body.data.token as string;
   const uploaded = await request(svc.app).post('/api/image.php?action=upload').set('X-API-Token', user.token).attach('file', fixture('photo.webp'));
@@ -176,14 +176,16 @@ test('when the API answers (a token shown, a list, an upload, a refusal), then n
     unknownAction: await request(svc.app).get('/api/image.php?action=nope'),
     badJson: await request(svc.app).post('/api/image.php?action=delete').set('Content-Type', 'application/json').send('{"id":'),
   };
-  expect(Object.fromEntries(Object.entries(answers).map(([name, res]) => [name, [res.body.code, res.headers['cache-control']]]))).toEqual({
-    upload: [0, 'no-store'],
-    token: [0, 'no-store'],
-    list: [0, 'no-store'],
-    refused: [1, 'no-store'],
-    unknownAction: [1, 'no-store'],
-    badJson: [1, 'no-store'],
+  expect(Object.fromEntries(Object.entries(answers).map(([name, res]) => [name, [res.body.code, res.headers['cache-control'], res.headers.etag]]))).toEqual({
+    upload: [0, 'no-store', undefined],
+    token: [0, 'no-store', undefined],
+    list: [0, 'no-store', undefined],
+    refused: [1, 'no-store', undefined],
+    unknownAction: [1, 'no-store', undefined],
+    badJson: [1, 'no-store', undefined],
   });
   const thumb = await request(svc.app).get(new URL(uploaded.body.data.thumb_url).pathname + new URL(uploaded.body.data.thumb_url).search);
   expect([thumb.status, thumb.headers['cache-control']]).toEqual([200, 'public, max-age=86400']);
+  // The store's tag: weak size-mtime for a file, the object's quoted digest for a bucket.
+  expect(thumb.headers.etag).toMatch(/^(W\/)?"[0-9a-f-]+"$/);
 });
