@@ -1,4 +1,4 @@
-import type { ImageRow } from './images-repository';
+import type { ImageRow, ListedImage } from './images-repository';
 import type { LinkSigner } from './link-signer';
 
 /** Ready-to-paste forms of an image's address (an extension of the contract's fields). */
@@ -119,7 +119,7 @@ export function createImageViews(options: { publicBaseUrl: string; timeZone: str
       };
     },
 
-    listItem(image: ImageRow): ListItem {
+    listItem(image: ListedImage): ListItem {
       return {
         id: image.id,
         original_name: image.originalName,

@@ -3,7 +3,7 @@ import { AppError } from '../errors/app-error';
 import { Messages } from '../errors/messages';
 import type { UserRow } from '../users/users-repository';
 import type { ImageViews, ListItem } from './image-views';
-import type { ImageRow, ImagesRepository, ImageStatus } from './images-repository';
+import type { ImagesRepository, ImageStatus, ListedImage } from './images-repository';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -33,7 +33,7 @@ export interface BinItem {
 export function createListingService(deps: { images: ImagesRepository; categories: CategoriesRepository; views: ImageViews; recycleRetentionDays: number }) {
   const { images, categories, views } = deps;
 
-  async function page<T>(user: UserRow, status: ImageStatus, request: PageRequest, show: (image: ImageRow) => T): Promise<Page<T>> {
+  async function page<T>(user: UserRow, status: ImageStatus, request: PageRequest, show: (image: ListedImage) => T): Promise<Page<T>> {
     // A category filter must name one of the user's categories, as on upload.
     if (request.categoryId !== undefined && !(await categories.findOwned(user.id, request.categoryId))) {
       throw new AppError(Messages.categoryNotFound, 200);
