@@ -160,13 +160,15 @@ describeWithS3('storage:migrate between the local disk and S3', () => {
     return createServices({ config: configFor('s3'), db: svc.db, storage, media: createMediaProcessor(), metrics: createMetrics(), logger: pino({ level: 'silent' }) });
   }
 
-  test('when a run is cut off part-way, then the image being copied stays where it was, and the next run resumes and finishes', async () => {
+  test('when a run is cut off part-way, then the image being copied stays where it was, its temp copy is removed, and the next run resumes and finishes', async () => {
     const { photo, tiny, binned } = await seed();
     // The second original fails: the first image is moved, the second stays local, with no stray copy left in the bucket.
     const cut = await servicesOn(storageFailingAt(3)).storageMigration.migrate('s3');
     expect(cut).toMatchObject({ moved: 2, failed: 1, remaining: 1, failures: [{ imageId: tiny.id, reason: 'connection reset by the store' }] });
     expect(await backends()).toEqual(['s3', 'local', 's3']);
     await expectConsistentStore(svc);
+    // The copy the store refused was removed from tmp/; the ones it took are gone from there too.
+    expect(filesIn(svc.storageDir, 'tmp')).toEqual([]);
     // Still served from where it is.
     expect((await thumb(tiny.thumb_url)).status).toBe(200);
     expect((await thumb(photo.thumb_url)).status).toBe(200);

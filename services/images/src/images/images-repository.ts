@@ -66,27 +66,6 @@ export interface ListFilter {
   offset: number;
 }
 
-function toImage(row: Record<string, unknown>): ImageRow {
-  return {
-    id: Number(row.id),
-    userId: Number(row.user_id),
-    categoryId: Number(row.category_id),
-    storageKey: String(row.storage_key),
-    thumbKey: row.thumb_key === null ? null : String(row.thumb_key),
-    storageBackend: row.storage_backend as StorageBackend,
-    storageLeftover: (row.storage_leftover as StorageBackend | null) ?? null,
-    format: String(row.format),
-    originalName: String(row.original_name),
-    fileSize: Number(row.file_size),
-    width: Number(row.width),
-    height: Number(row.height),
-    status: row.status as ImageStatus,
-    createdAt: row.created_at as Date,
-    deletedAt: (row.deleted_at as Date | null) ?? null,
-    statusChangedAt: row.status_changed_at as Date,
-  };
-}
-
 function toListed(row: Record<string, unknown>): ListedImage {
   return {
     id: Number(row.id),
@@ -95,6 +74,22 @@ function toListed(row: Record<string, unknown>): ListedImage {
     fileSize: Number(row.file_size),
     createdAt: row.created_at as Date,
     deletedAt: (row.deleted_at as Date | null) ?? null,
+  };
+}
+
+function toImage(row: Record<string, unknown>): ImageRow {
+  return {
+    ...toListed(row),
+    userId: Number(row.user_id),
+    categoryId: Number(row.category_id),
+    thumbKey: row.thumb_key === null ? null : String(row.thumb_key),
+    storageBackend: row.storage_backend as StorageBackend,
+    storageLeftover: (row.storage_leftover as StorageBackend | null) ?? null,
+    format: String(row.format),
+    width: Number(row.width),
+    height: Number(row.height),
+    status: row.status as ImageStatus,
+    statusChangedAt: row.status_changed_at as Date,
   };
 }
 

@@ -72,22 +72,25 @@ export function createStorageMigration(deps: { images: ImagesRepository; files: 
     const opened = await source.open(area, key);
     if (!opened) throw new Error(`${area}/${key} is missing on ${source.backend}`);
     const tempFile = storage.temp.newTempPath();
+    let copied;
     try {
-      const copied = await downloadToTemp(opened, tempFile);
+      copied = await downloadToTemp(opened, tempFile);
       if (copied.size !== opened.size || (expectedSize !== null && copied.size !== expectedSize)) {
         throw new Error(`${area}/${key} on ${source.backend} has ${copied.size} bytes, expected ${expectedSize ?? opened.size}`);
       }
+      // Once stored, the temp file is the target's (gone from tmp/); until then it is removed here.
       await target.putFile(area, key, tempFile, contentType);
-      const stored = await target.open(area, key);
-      if (!stored) throw new Error(`${area}/${key} is not on ${target.backend} after it was written`);
-      const check = await digestOf(stored);
-      if (check.size !== copied.size || check.sha256 !== copied.sha256) {
-        throw new Error(`${area}/${key} on ${target.backend} does not match the original (${check.size} bytes, sha256 ${check.sha256}; expected ${copied.size}, ${copied.sha256})`);
-      }
-      return copied.size;
-    } finally {
+    } catch (error) {
       await storage.temp.removeTemp(tempFile);
+      throw error;
     }
+    const stored = await target.open(area, key);
+    if (!stored) throw new Error(`${area}/${key} is not on ${target.backend} after it was written`);
+    const check = await digestOf(stored);
+    if (check.size !== copied.size || check.sha256 !== copied.sha256) {
+      throw new Error(`${area}/${key} on ${target.backend} does not match the original (${check.size} bytes, sha256 ${check.sha256}; expected ${copied.size}, ${copied.sha256})`);
+    }
+    return copied.size;
   }
 
   async function moveImage(image: ImageRow, source: ObjectStore, target: ObjectStore): Promise<number> {
