@@ -69,7 +69,7 @@ const SMOKE: Mode = {
   rssUploadBytes: 1024 * 1024,
 };
 
-const ALL_SCENARIOS = ['tools', 'images-list', 'static', 'upload', 'upload-rss', 'embedded'] as const;
+const ALL_SCENARIOS = ['tools', 'images-list', 'static', 'upload', 'media', 'upload-rss', 'embedded'] as const;
 type ScenarioName = (typeof ALL_SCENARIOS)[number];
 
 const TOOLS_LIST_PAGES = 13; // the sample directory has 262 tools: 13 full pages of 20
@@ -434,6 +434,41 @@ async function main(): Promise<void> {
         if (stored < subject.requests) throw new Error(`upload ${size.label}: ${subject.requests} answers but only ${stored} images stored`);
         const row = pair(`bare sharp pipeline, ${size.label}`, baseline, `upload ${size.label} (c=${mode.uploadConnections})`, subject);
         checks.push({ target: `2. ${row.name}: ≥ 0.85× bare sharp`, met: row.ratio! >= 0.85, detail: `${row.ratio!.toFixed(2)}×` });
+      }
+    }
+
+    // What of an upload's CPU is the media work, and what the service's media module adds to bare sharp.
+    if (only.has('media')) {
+      log('the media module vs the bare sharp steps, one at a time in one process...');
+      const mediaSteps = async (steps: 'bare' | 'service', file: string): Promise<Measured> => {
+        const child = spawn(process.execPath, ['--import', 'tsx', 'bench/baselines/media-steps.ts'], {
+          cwd: ROOT,
+          env: {
+            PATH: process.env.PATH,
+            IMAGE_FILE: file,
+            OUT_DIR: workDir,
+            STEPS: steps,
+            ...(mode.smoke ? { OPERATIONS: '3' } : { DURATION_SEC: String(mode.uploadSec) }),
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        lifecycle.onCleanup(`media steps (${steps})`, () => {
+          if (child.exitCode === null) child.kill('SIGKILL');
+        });
+        let stdout = '';
+        let stderr = '';
+        child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+        child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+        if (code !== 0) throw new Error(`media steps (${steps}) failed (${code}): ${stderr.slice(0, 500)}`);
+        const result = JSON.parse(stdout.trim().split('\n').pop()!) as { operations: number; seconds: number; p50Ms: number; p99Ms: number; cpuMsPerOperation: number };
+        return { requests: result.operations, rps: result.operations / result.seconds, p50Ms: result.p50Ms, p99Ms: result.p99Ms, cpuMsPerRequest: { node: result.cpuMsPerOperation } };
+      };
+      for (const size of sizes) {
+        const file = path.join(workDir, `${size.width}x${size.height}.jpg`);
+        const bare = await mediaSteps('bare', file);
+        const service = await mediaSteps('service', file);
+        pair(`bare sharp steps (metadata, thumbnail), ${size.label}, c=1`, bare, `media module (inspect, prepare, thumbnail), ${size.label}, c=1`, service);
       }
     }
 

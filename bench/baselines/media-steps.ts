@@ -1,0 +1,71 @@
+/**
+ * The media share of an upload, one at a time in one process, with no HTTP, database or disk writes:
+ * STEPS=bare runs the bare sharp steps of sharp-baseline.ts (metadata, then the 400×400 WebP thumbnail,
+ * from the bytes in memory); STEPS=service runs the images service's media module on the same photo
+ * in a file, as an upload does (inspect, prepare: the metadata strip, makeThumbnail), from the built
+ * JS. Runs for DURATION_SEC seconds, or OPERATIONS operations, and prints one JSON line:
+ * {"operations":n,"seconds":s,"p50Ms":..,"p99Ms":..,"cpuMsPerOperation":..} (the process's CPU, libvips'
+ * threads included).
+ */
+import { readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import sharp from 'sharp';
+
+const file = process.env.IMAGE_FILE!;
+const workDir = process.env.OUT_DIR!;
+const steps = process.env.STEPS;
+const durationMs = Number(process.env.DURATION_SEC ?? 5) * 1000;
+const maxOperations = Number(process.env.OPERATIONS ?? Number.POSITIVE_INFINITY);
+const bytes = readFileSync(file);
+
+// The built JS, as the service runs it (the bench builds it first; the bench runs from the repository root).
+type MediaModule = typeof import('../../services/images/src/media/media-processor');
+const { createMediaProcessor } = createRequire(path.resolve('package.json'))(path.resolve('services/images/dist/src/media/media-processor.js')) as MediaModule;
+
+function bareSteps(): () => Promise<void> {
+  sharp.cache(false);
+  const options = { failOn: 'truncated' as const, limitInputPixels: 50_000_000, pages: 1 };
+  return async () => {
+    const metadata = await sharp(bytes, options).metadata();
+    if (!metadata.format || !metadata.width || !metadata.height) throw new Error('not an image');
+    await sharp(bytes, options).rotate().resize(400, 400, { fit: 'inside', withoutEnlargement: true }).webp({ quality: 80 }).toBuffer();
+  };
+}
+
+function serviceSteps(): () => Promise<void> {
+  const media = createMediaProcessor();
+  let made = 0;
+  return async () => {
+    const facts = await media.inspect(file);
+    const prepared = await media.prepare(file, facts, { keepMetadata: false, tempPath: () => path.join(workDir, `prepared-${made++}`) });
+    await media.makeThumbnail(prepared.path, { ...facts, format: prepared.format }, prepared.size);
+    if (prepared.path !== file) rmSync(prepared.path);
+  };
+}
+
+async function main(): Promise<void> {
+  if (steps !== 'bare' && steps !== 'service') throw new Error('STEPS must be bare or service');
+  const once = steps === 'bare' ? bareSteps() : serviceSteps();
+  await once(); // warm: the first run loads libvips' codecs
+  const started = Date.now();
+  const cpuBefore = process.cpuUsage();
+  const latencies: number[] = [];
+  while (Date.now() - started < durationMs && latencies.length < maxOperations) {
+    const t0 = performance.now();
+    await once();
+    latencies.push(performance.now() - t0);
+  }
+  const cpu = process.cpuUsage(cpuBefore);
+  const seconds = (Date.now() - started) / 1000;
+  const operations = latencies.length;
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(operations - 1, Math.floor(q * operations))] ?? 0;
+  const cpuMsPerOperation = (cpu.user + cpu.system) / 1000 / operations;
+  process.stdout.write(`${JSON.stringify({ operations, seconds, p50Ms: at(0.5), p99Ms: at(0.99), cpuMsPerOperation })}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});
