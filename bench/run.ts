@@ -402,7 +402,7 @@ async function main(): Promise<void> {
             cpuMs = Math.max(cpuMs, used.get('tools node') ?? 0);
           });
         }, 100);
-        const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+        const code = await new Promise<number | null>((resolve) => child.once('close', resolve)); // 'close': exited, and its output read to the end
         clearInterval(sampler);
         writeFileSync(sharpLog, stderr);
         if (code !== 0) throw new Error(`sharp baseline failed (${code}): ${stderr.slice(0, 500)}`);
@@ -459,7 +459,7 @@ async function main(): Promise<void> {
         let stderr = '';
         child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
         child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-        const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+        const code = await new Promise<number | null>((resolve) => child.once('close', resolve)); // 'close': exited, and its output read to the end
         if (code !== 0) throw new Error(`media steps (${steps}) failed (${code}): ${stderr.slice(0, 500)}`);
         const result = JSON.parse(stdout.trim().split('\n').pop()!) as { operations: number; seconds: number; p50Ms: number; p99Ms: number; cpuMsPerOperation: number };
         return { requests: result.operations, rps: result.operations / result.seconds, p50Ms: result.p50Ms, p99Ms: result.p99Ms, cpuMsPerRequest: { node: result.cpuMsPerOperation } };
