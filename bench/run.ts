@@ -6,7 +6,7 @@
  * loads a generated dataset, and runs each scenario with autocannon right after its baseline.
  * Prints one table and writes bench/results.md (unless --smoke or --no-write). See README "Benchmark".
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -141,6 +141,35 @@ async function expectJson(url: string, headers: Record<string, string>, check: (
   }
   if (res.status !== 200 || !check(body)) throw new Error(`${what}: unexpected answer (HTTP ${res.status}): ${text.slice(0, 300)}`);
   return body;
+}
+
+/**
+ * Runs a script of bench/baselines/ as its own process until it closes (exited, its output read to
+ * the end) and returns the JSON of its last line of output; its stderr goes to `logFile` when given.
+ * `whileRunning` starts as soon as the process does and returns what to do once it has closed.
+ */
+async function runBaselineScript<T>(
+  lifecycle: Lifecycle,
+  name: string,
+  script: string,
+  env: NodeJS.ProcessEnv,
+  options: { logFile?: string; whileRunning?: (child: ChildProcess) => Promise<() => void> } = {},
+): Promise<T> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  lifecycle.onCleanup(name, () => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
+  const stop = (await options.whileRunning?.(child)) ?? (() => {});
+  const code = await closed;
+  stop();
+  if (options.logFile) writeFileSync(options.logFile, stderr);
+  if (code !== 0) throw new Error(`${name} failed (${code}): ${stderr.slice(0, 500)}`);
+  return JSON.parse(stdout.trim().split('\n').pop()!) as T;
 }
 
 async function main(): Promise<void> {
@@ -379,34 +408,28 @@ async function main(): Promise<void> {
         const file = path.join(workDir, `${size.width}x${size.height}.jpg`);
         const bytes = photos.get(size.label)!;
         await uploadOnce(bytes, 'warm.jpg');
-        // Baseline: bare sharp, measured as its own process.
-        const sharpLog = path.join(workDir, 'sharp-baseline.log');
-        const child = spawn(process.execPath, ['--import', 'tsx', 'bench/baselines/sharp-baseline.ts'], {
-          cwd: ROOT,
-          env: { PATH: process.env.PATH, IMAGE_FILE: file, OUT_DIR: path.join(workDir, 'sharp-out'), CONCURRENCY: String(mode.uploadConnections), DURATION_SEC: String(mode.uploadSec) },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        lifecycle.onCleanup('sharp baseline', () => {
-          if (child.exitCode === null) child.kill('SIGKILL');
-        });
-        const sharpGroups: ProcessGroup[] = [treeGroup('tools node', () => child)];
-        const before = await snapshotCpu(sharpGroups);
-        let stdout = '';
-        let stderr = '';
-        child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-        child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-        // CPU is read just before the process exits: once it has exited /proc no longer has it.
+        // Baseline: bare sharp, measured as its own process. Its CPU is read from /proc while it runs:
+        // once it has exited /proc no longer has it.
         let cpuMs = 0;
-        const sampler = setInterval(() => {
-          void cpuSince(sharpGroups, before).then((used) => {
-            cpuMs = Math.max(cpuMs, used.get('tools node') ?? 0);
-          });
-        }, 100);
-        const code = await new Promise<number | null>((resolve) => child.once('close', resolve)); // 'close': exited, and its output read to the end
-        clearInterval(sampler);
-        writeFileSync(sharpLog, stderr);
-        if (code !== 0) throw new Error(`sharp baseline failed (${code}): ${stderr.slice(0, 500)}`);
-        const result = JSON.parse(stdout.trim().split('\n').pop()!) as { operations: number; seconds: number; p50Ms: number; p99Ms: number };
+        const result = await runBaselineScript<{ operations: number; seconds: number; p50Ms: number; p99Ms: number }>(
+          lifecycle,
+          'sharp baseline',
+          'bench/baselines/sharp-baseline.ts',
+          { IMAGE_FILE: file, OUT_DIR: path.join(workDir, 'sharp-out'), CONCURRENCY: String(mode.uploadConnections), DURATION_SEC: String(mode.uploadSec) },
+          {
+            logFile: path.join(workDir, 'sharp-baseline.log'),
+            whileRunning: async (child) => {
+              const sharpGroups: ProcessGroup[] = [treeGroup('tools node', () => child)];
+              const before = await snapshotCpu(sharpGroups);
+              const sampler = setInterval(() => {
+                void cpuSince(sharpGroups, before).then((used) => {
+                  cpuMs = Math.max(cpuMs, used.get('tools node') ?? 0);
+                });
+              }, 100);
+              return () => clearInterval(sampler);
+            },
+          },
+        );
         const baseline: Measured = {
           requests: result.operations,
           rps: result.operations / result.seconds,
@@ -441,27 +464,12 @@ async function main(): Promise<void> {
     if (only.has('media')) {
       log('the media module vs the bare sharp steps, one at a time in one process...');
       const mediaSteps = async (steps: 'bare' | 'service', file: string): Promise<Measured> => {
-        const child = spawn(process.execPath, ['--import', 'tsx', 'bench/baselines/media-steps.ts'], {
-          cwd: ROOT,
-          env: {
-            PATH: process.env.PATH,
-            IMAGE_FILE: file,
-            OUT_DIR: workDir,
-            STEPS: steps,
-            ...(mode.smoke ? { OPERATIONS: '3' } : { DURATION_SEC: String(mode.uploadSec) }),
-          },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        lifecycle.onCleanup(`media steps (${steps})`, () => {
-          if (child.exitCode === null) child.kill('SIGKILL');
-        });
-        let stdout = '';
-        let stderr = '';
-        child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-        child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-        const code = await new Promise<number | null>((resolve) => child.once('close', resolve)); // 'close': exited, and its output read to the end
-        if (code !== 0) throw new Error(`media steps (${steps}) failed (${code}): ${stderr.slice(0, 500)}`);
-        const result = JSON.parse(stdout.trim().split('\n').pop()!) as { operations: number; seconds: number; p50Ms: number; p99Ms: number; cpuMsPerOperation: number };
+        const result = await runBaselineScript<{ operations: number; seconds: number; p50Ms: number; p99Ms: number; cpuMsPerOperation: number }>(
+          lifecycle,
+          `media steps (${steps})`,
+          'bench/baselines/media-steps.ts',
+          { IMAGE_FILE: file, OUT_DIR: workDir, STEPS: steps, ...(mode.smoke ? { OPERATIONS: '3' } : { DURATION_SEC: String(mode.uploadSec) }) },
+        );
         return { requests: result.operations, rps: result.operations / result.seconds, p50Ms: result.p50Ms, p99Ms: result.p99Ms, cpuMsPerRequest: { node: result.cpuMsPerOperation } };
       };
       for (const size of sizes) {

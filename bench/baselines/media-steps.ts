@@ -1,7 +1,7 @@
 /**
  * The media share of an upload, one at a time in one process, with no HTTP, database or disk writes:
- * STEPS=bare runs the bare sharp steps of sharp-baseline.ts (metadata, then the 400×400 WebP thumbnail,
- * from the bytes in memory); STEPS=service runs the images service's media module on the same photo
+ * STEPS=bare runs bare-sharp-steps.ts, as sharp-baseline.ts does (metadata, then the 400×400 WebP
+ * thumbnail, from the bytes in memory); STEPS=service runs the images service's media module on the same photo
  * in a file, as an upload does (inspect, prepare: the metadata strip, makeThumbnail), from the built
  * JS. Runs for DURATION_SEC seconds, or OPERATIONS operations, and prints one JSON line:
  * {"operations":n,"seconds":s,"p50Ms":..,"p99Ms":..,"cpuMsPerOperation":..} (the process's CPU, libvips'
@@ -10,7 +10,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import sharp from 'sharp';
+import { bareSharpSteps } from './bare-sharp-steps';
 
 const file = process.env.IMAGE_FILE!;
 const workDir = process.env.OUT_DIR!;
@@ -22,16 +22,6 @@ const bytes = readFileSync(file);
 // The built JS, as the service runs it (the bench builds it first; the bench runs from the repository root).
 type MediaModule = typeof import('../../services/images/src/media/media-processor');
 const { createMediaProcessor } = createRequire(path.resolve('package.json'))(path.resolve('services/images/dist/src/media/media-processor.js')) as MediaModule;
-
-function bareSteps(): () => Promise<void> {
-  sharp.cache(false);
-  const options = { failOn: 'truncated' as const, limitInputPixels: 50_000_000, pages: 1 };
-  return async () => {
-    const metadata = await sharp(bytes, options).metadata();
-    if (!metadata.format || !metadata.width || !metadata.height) throw new Error('not an image');
-    await sharp(bytes, options).rotate().resize(400, 400, { fit: 'inside', withoutEnlargement: true }).webp({ quality: 80 }).toBuffer();
-  };
-}
 
 function serviceSteps(): () => Promise<void> {
   const media = createMediaProcessor();
@@ -46,7 +36,12 @@ function serviceSteps(): () => Promise<void> {
 
 async function main(): Promise<void> {
   if (steps !== 'bare' && steps !== 'service') throw new Error('STEPS must be bare or service');
-  const once = steps === 'bare' ? bareSteps() : serviceSteps();
+  const once =
+    steps === 'bare'
+      ? async () => {
+          await bareSharpSteps(bytes);
+        }
+      : serviceSteps();
   await once(); // warm: the first run loads libvips' codecs
   const started = Date.now();
   const cpuBefore = process.cpuUsage();

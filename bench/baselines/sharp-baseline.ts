@@ -3,21 +3,18 @@
  * multipart: validate and read the metadata, make the 400×400 WebP thumbnail, and write the original
  * and the thumbnail durably (temp name, fsync, rename, fsync of the folder), CONCURRENCY at a time,
  * for DURATION_SEC seconds. Prints one JSON line: {"operations":n,"seconds":s,"p50Ms":..,"p99Ms":..}.
- * The sharp settings are the media module's: failOn truncated, the 50-megapixel limit, no cache.
+ * The sharp steps are bare-sharp-steps.ts's.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { open, rename } from 'node:fs/promises';
 import path from 'node:path';
-import sharp from 'sharp';
+import { bareSharpSteps } from './bare-sharp-steps';
 
 const input = readFileSync(process.env.IMAGE_FILE!);
 const outDir = process.env.OUT_DIR!;
 const concurrency = Number(process.env.CONCURRENCY ?? 4);
 const durationMs = Number(process.env.DURATION_SEC ?? 5) * 1000;
-const MAX_INPUT_PIXELS = 50_000_000;
-
-sharp.cache(false);
 mkdirSync(outDir, { recursive: true });
 
 async function writeDurably(target: string, bytes: Buffer): Promise<void> {
@@ -42,12 +39,9 @@ async function syncDir(dir: string): Promise<void> {
 }
 
 async function uploadOnce(): Promise<void> {
-  const options = { failOn: 'truncated' as const, limitInputPixels: MAX_INPUT_PIXELS, pages: 1 };
-  const metadata = await sharp(input, options).metadata();
-  if (!metadata.format || !metadata.width || !metadata.height) throw new Error('not an image');
-  const thumbnail = await sharp(input, options).rotate().resize(400, 400, { fit: 'inside', withoutEnlargement: true }).webp({ quality: 80 }).toBuffer();
+  const { format, thumbnail } = await bareSharpSteps(input);
   const name = randomBytes(16).toString('hex');
-  const original = path.join(outDir, `${name}.${metadata.format}`);
+  const original = path.join(outDir, `${name}.${format}`);
   const thumb = path.join(outDir, `${name}.thumb.webp`);
   await writeDurably(original, input);
   await writeDurably(thumb, thumbnail);
