@@ -20,6 +20,8 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     body?: string | Buffer;
     timeout?: number;
+    /** Open a fresh connection after this many requests on one. */
+    reconnectRate?: number;
     requests?: { setupRequest?: (request: RequestParams) => RequestParams }[];
     excludeErrorStats?: boolean;
   }
@@ -32,6 +34,8 @@ declare module 'autocannon' {
     p99: number;
     max: number;
     total: number;
+    /** Answers timed (latency histogram only). */
+    totalCount?: number;
   }
 
   interface Result {

@@ -21,10 +21,7 @@ export interface LoadResult {
   p99Ms: number;
   /** Answers that were not 2xx and timeouts: any is a failed scenario. */
   failures: number;
-  /**
-   * Connection errors: nginx closes a client connection after keepalive_requests (1000) answers, and a
-   * request autocannon had already written on it is lost as an error. A few per thousand are that.
-   */
+  /** Connection errors (refused, reset): any is a failed scenario. */
   connectionErrors: number;
   statusCodes: Record<string, number>;
   /** CPU milliseconds per request, by process group. */
@@ -48,8 +45,18 @@ function requestsOf(options: LoadOptions): autocannon.Options['requests'] {
   ];
 }
 
+/**
+ * Each autocannon connection opens a fresh one after this many requests, before nginx would close it.
+ * nginx closes a client connection after keepalive_requests (1000) answers. autocannon 8 has by then
+ * written the next request on it, and on reconnecting it keeps that lost request at the head of its
+ * queue: every later answer on the connection is timed from the request before its own (latency one
+ * request too long), and the lost one counts as an error. Its own reconnect clears the queue.
+ */
+const RECONNECT_EVERY = 500;
+
 export async function load(options: LoadOptions): Promise<autocannon.Result> {
   return autocannon({
+    reconnectRate: RECONNECT_EVERY,
     url: options.url,
     connections: options.connections,
     ...(options.amount !== undefined ? { amount: options.amount } : { duration: options.durationSec ?? 5 }),
@@ -59,6 +66,23 @@ export async function load(options: LoadOptions): Promise<autocannon.Result> {
     timeout: 60,
     requests: requestsOf(options),
   });
+}
+
+/**
+ * One connection has one request in flight at a time, so the latencies of its answers add up to no
+ * more than the run's duration, and the mean latency to no more than connections × duration ÷
+ * answers. A mean above that is a load generator timing answers wrongly, and its percentiles would be
+ * wrong too. (autocannon's histogram keeps whole milliseconds, rounded down, so its mean errs low.)
+ */
+function checkLatencyFitsDuration(options: LoadOptions, result: autocannon.Result): void {
+  const answers = result.latency.totalCount;
+  if (!answers) return;
+  const boundMs = (options.connections * result.duration * 1000) / answers;
+  if (result.latency.mean > boundMs * 1.02) {
+    throw new Error(
+      `${options.url}: mean latency ${result.latency.mean} ms is more than ${options.connections} connections can give in ${result.duration} s for ${answers} answers (${boundMs.toFixed(2)} ms): the latencies are mistimed`,
+    );
+  }
 }
 
 /** Runs the load and reads the CPU each process group spent during it, from /proc. */
@@ -75,6 +99,7 @@ export async function measure(groups: ProcessGroup[], options: LoadOptions): Pro
   const result = await load(options);
   const cpu = await cpuSince(groups, before);
   const requests = result.requests.total;
+  checkLatencyFitsDuration(options, result);
   const cpuMsPerRequest = new Map<string, number>();
   for (const [name, ms] of cpu) cpuMsPerRequest.set(name, requests > 0 ? ms / requests : 0);
   const peakRss = new Map<string, number>();
