@@ -72,7 +72,8 @@ export async function load(options: LoadOptions): Promise<autocannon.Result> {
  * One connection has one request in flight at a time, so the latencies of its answers add up to no
  * more than the run's duration, and the mean latency to no more than connections × duration ÷
  * answers. A mean above that is a load generator timing answers wrongly, and its percentiles would be
- * wrong too. (autocannon's histogram keeps whole milliseconds, rounded down, so its mean errs low.)
+ * wrong too. autocannon's histogram keeps whole milliseconds, rounded down, so its mean errs low; the
+ * 2 % allowed covers its duration, which it rounds to 10 ms.
  */
 function checkLatencyFitsDuration(options: LoadOptions, result: autocannon.Result): void {
   const answers = result.latency.totalCount;
