@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler } from 'express';
+import { requestLog } from './request-logging';
 
 /**
  * Answering a request whose body is still arriving (a wrong token or an oversized file refused
@@ -13,7 +14,7 @@ export function drainUnreadBody(maxBytes: number): ErrorRequestHandler {
       next(error);
       return;
     }
-    req.log?.debug('request refused before its body arrived: reading and dropping the rest before answering');
+    requestLog(req)?.debug('request refused before its body arrived: reading and dropping the rest before answering');
     let drained = 0;
     let finished = false;
     const finish = () => {

@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError } from '../errors/app-error';
 import { Messages } from '../errors/messages';
 import { fail } from './envelope';
+import { requestLog } from './request-logging';
 
 /** Any path no route answers. */
 export const notFound: RequestHandler = (_req, _res, next) => {
@@ -24,7 +25,7 @@ function isStorageFull(error: unknown): boolean {
 /** The one place failures become envelopes. Unknown errors are logged in full and answered with the generic 500. */
 export const errorMiddleware: ErrorRequestHandler = (error, req, res, _next) => {
   if (res.headersSent) {
-    req.log?.error({ err: error }, 'error after the response started');
+    requestLog(req)?.error({ err: error }, 'error after the response started');
     res.destroy();
     return;
   }
@@ -34,10 +35,10 @@ export const errorMiddleware: ErrorRequestHandler = (error, req, res, _next) => 
     return;
   }
   if (isStorageFull(error)) {
-    req.log?.error({ err: error }, 'storage full: the request was refused and undone');
+    requestLog(req)?.error({ err: error }, 'storage full: the request was refused and undone');
     res.status(507).json(fail(Messages.storageFull));
     return;
   }
-  req.log?.error({ err: error }, 'unexpected fault');
+  requestLog(req)?.error({ err: error }, 'unexpected fault');
   res.status(500).json(fail(Messages.internalError));
 };

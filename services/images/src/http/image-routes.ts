@@ -29,6 +29,7 @@ import {
   presentedToken,
   type ActionName,
 } from './image-params';
+import { requestLog } from './request-logging';
 import type { UploadReceiver } from './upload-receiver';
 
 export interface ImageRoutesDeps {
@@ -175,7 +176,7 @@ export function createImageRoutes(deps: ImageRoutesDeps): express.Router {
     }
     // Headers are out: a failure now (the client went away, the store's stream broke) can only cut
     // the response short, which pipeline does; it is logged, not answered.
-    await pipeline(object.body, res).catch((error: unknown) => req.log?.warn({ err: error }, 'thumbnail response ended early'));
+    await pipeline(object.body, res).catch((error: unknown) => requestLog(req)?.warn({ err: error }, 'thumbnail response ended early'));
   });
 
   // The deletion link of an upload answer (ShareX's DeletionURL): GET asks, POST deletes.

@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError } from '../errors/app-error';
 import { Messages } from '../errors/messages';
 import { fail } from './envelope';
+import { requestLog } from './request-logging';
 
 /** Any path no route answers. */
 export const notFound: RequestHandler = (_req, _res, next) => {
@@ -17,7 +18,7 @@ function bodyRefusal(error: { status?: unknown }): AppError | null {
 /** The one place failures become envelopes. Unknown errors are logged in full and answered with the generic 500. */
 export const errorMiddleware: ErrorRequestHandler = (error, req, res, _next) => {
   if (res.headersSent) {
-    req.log?.error({ err: error }, 'error after the response started');
+    requestLog(req)?.error({ err: error }, 'error after the response started');
     res.destroy();
     return;
   }
@@ -26,6 +27,6 @@ export const errorMiddleware: ErrorRequestHandler = (error, req, res, _next) => 
     res.set(expected.headers).status(expected.status).json(fail(expected.status, expected.message));
     return;
   }
-  req.log?.error({ err: error }, 'unexpected fault');
+  requestLog(req)?.error({ err: error }, 'unexpected fault');
   res.status(500).json(fail(500, Messages.internalError));
 };

@@ -1,17 +1,30 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import querystring from 'node:querystring';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 
 // This file is the same in both services (DESIGN: each owns its glue, no shared package).
 
+/** Where a request keeps its logger (see requestLog). */
+const requestLogs: unique symbol = Symbol('requestLog');
+
 declare module 'http' {
   interface IncomingMessage {
     /** The request id (nginx's X-Request-Id, or a new one). */
     id?: string;
-    /** A logger bound to this request (`req` in every line): for errors and notes about the request. */
-    log?: Logger;
+    [requestLogs]?: { logger: Logger | undefined; make: () => Logger };
   }
+}
+
+/**
+ * A logger bound to this request (`req` in every line), for errors and notes about it: made the
+ * first time it is asked for. Undefined for a request requestLogging did not see.
+ */
+export function requestLog(req: IncomingMessage): Logger | undefined {
+  const state = req[requestLogs];
+  if (!state) return undefined;
+  return (state.logger ??= state.make());
 }
 
 const REQUEST_ID = /^[\w.:@-]{1,128}$/;
@@ -69,7 +82,7 @@ export function secretRedactor(secretNames: readonly string[]): (url: string) =>
  * a new one), echoed as `X-Request-Id`: `request completed` (info), `request aborted` (info: the client
  * left first) or `request errored` (error: a 5xx or a failed response), with `req`, `res` and
  * `responseTime` (ms), the fields pino-http wrote. No header but the user agent is logged, and secret
- * query parameters are redacted: credentials never reach a log. `req.log` is a child logger bound to
+ * query parameters are redacted: credentials never reach a log. `requestLog(req)` is a child logger bound to
  * the request, made only when something logs through it (pino-http made one per request, and that
  * was a quarter of a cached tools request's CPU).
  */
@@ -89,23 +102,22 @@ export function requestLogging(logger: Logger, secretNames: readonly string[]): 
       remoteAddress: req.socket?.remoteAddress,
       userAgent: req.headers['user-agent'],
     });
-    let requestLogger: Logger | undefined;
-    Object.defineProperty(req, 'log', {
-      configurable: true,
-      enumerable: false,
-      get: () => (requestLogger ??= logger.child({ req: requestFields() })),
-    });
+    // A plain property (an accessor defined on each request object would give every request after
+    // the first a map of its own: V8 then keeps them as slow dictionaries, and every property read on
+    // them, Express's included, pays for it).
+    const state = { logger: undefined as Logger | undefined, make: () => logger.child({ req: requestFields() }) };
+    req[requestLogs] = state;
     if (!PROBES.has(req.url)) {
       const done = (error?: unknown) => {
         res.removeListener('close', done);
         res.removeListener('finish', done);
         res.removeListener('error', done);
         const fields = {
-          ...(requestLogger ? {} : { req: requestFields() }),
+          ...(state.logger ? {} : { req: requestFields() }),
           res: { statusCode: res.headersSent ? res.statusCode : null },
           responseTime: Date.now() - started,
         };
-        const log = requestLogger ?? logger;
+        const log = state.logger ?? logger;
         if (error || res.statusCode >= 500) {
           log.error({ ...fields, err: error ?? new Error(`failed with status code ${res.statusCode}`) }, 'request errored');
         } else {

@@ -2,6 +2,7 @@ import { Router, type ErrorRequestHandler, type Request, type RequestHandler, ty
 import type { AccessControl } from '../auth/access-control';
 import { AppError } from '../errors/app-error';
 import { notFound } from '../errors/messages';
+import { requestLog } from '../http/request-logging';
 import type { PageContext } from './page-layout';
 import { renderCategory, renderError, renderHome, renderSearch, renderTool } from './pages';
 import type { SiteAssets } from './site-assets';
@@ -204,7 +205,7 @@ export function createSiteRoutes(deps: SiteRoutesDeps): Router {
       if (error.headers['Retry-After']) res.set('Retry-After', error.headers['Retry-After']);
       sendPage(res, lang, 429, renderError(context, { title: text.tooManyTitle, text: text.tooManyText }), 'no-store');
     } else {
-      req.log?.error({ err: error }, 'unexpected fault');
+      requestLog(req)?.error({ err: error }, 'unexpected fault');
       sendPage(res, lang, 500, renderError(context, { title: text.errorTitle, text: text.errorText }), 'no-store');
     }
   };
