@@ -586,4 +586,59 @@ describe('a failing disk (EIO)', () => {
     expect(filesIn(svc.storageDir, 'tmp')).toEqual([]);
     expect(await usedBytes(svc.db, user.id)).toBe(0);
   });
+
+  test('when the original fails while the thumbnail is still being written, then the cleanup waits for that write, and nothing is kept', async () => {
+    const { createApp } = await import('../src/app');
+    const { createMediaProcessor } = await import('../src/media/media-processor');
+    const { createMetrics } = await import('../src/metrics/metrics');
+    const store = svc.storage.current;
+    const events: string[] = [];
+    let thumbnailStarted!: () => void;
+    const thumbnailWriting = new Promise<void>((resolve) => (thumbnailStarted = resolve));
+    let releaseThumbnail!: () => void;
+    const thumbnailReleased = new Promise<void>((resolve) => (releaseThumbnail = resolve));
+    // Both writes start at once: the original's fails at once, the thumbnail's is held until released.
+    const failing: ObjectStore = {
+      ...store,
+      async putFile(): Promise<void> {
+        events.push('original failed');
+        throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO', errno: -5, syscall: 'write' });
+      },
+      async putBytes(...args: Parameters<ObjectStore['putBytes']>): Promise<void> {
+        thumbnailStarted();
+        await thumbnailReleased;
+        await store.putBytes(...args);
+        events.push('thumbnail written');
+      },
+      async remove(...args: Parameters<ObjectStore['remove']>): Promise<void> {
+        events.push('remove');
+        await store.remove(...args);
+      },
+    };
+    const storage: Storage = {
+      ...svc.storage,
+      current: failing,
+      configured: svc.storage.configured.map((candidate) => (candidate === store ? failing : candidate)),
+      storeFor: (backend) => (backend === store.backend ? failing : svc.storage.storeFor(backend)),
+    };
+    const app = createApp({ config: svc.config, db: svc.db, storage, media: createMediaProcessor(), metrics: createMetrics(), logger: pino({ level: 'silent' }) });
+    const user = await createTestUser(svc.db);
+
+    const answer = request(app).post(UPLOAD).set('X-API-Token', user.token).attach('file', fixture('alpha.png')).then((res) => res);
+    await thumbnailWriting;
+    // The original's failure has been seen (every promise step after it has run), yet nothing is
+    // removed while the thumbnail's write may still put its file in place.
+    await new Promise(setImmediate);
+    expect(events).toEqual(['original failed']);
+    releaseThumbnail();
+    const res = await answer;
+
+    expect([res.status, res.body]).toEqual([500, { code: 1, msg: '服务器内部错误' }]);
+    expect(events.slice(0, 3)).toEqual(['original failed', 'thumbnail written', 'remove']);
+    expect(await imageRows(svc.db)).toEqual([]);
+    expect(await storedKeys(svc, 'public')).toEqual([]);
+    expect(await storedKeys(svc, 'thumbs')).toEqual([]);
+    expect(filesIn(svc.storageDir, 'tmp')).toEqual([]);
+    expect(await usedBytes(svc.db, user.id)).toBe(0);
+  });
 });

@@ -23,11 +23,17 @@ export function createImageFiles(storage: Storage, logger: Logger) {
   const storeOf = (image: ImageObjects): ObjectStore => storage.storeFor(image.storageBackend);
 
   return {
-    /** Stores an upload's objects durably: the original (a temp file) in public/, the thumbnail in thumbs/. */
+    /**
+     * Stores an upload's objects durably: the original (a temp file) in public/, the thumbnail in
+     * thumbs/. Both are written at once (their waits for the disk or the bucket overlap). It settles
+     * only when both writes have ended, so that a failure's cleanup never races a write still going.
+     */
     async storeUpload(image: ImageObjects, originalFile: string, thumbnail: Buffer | null): Promise<void> {
       const store = storeOf(image);
-      await store.putFile('public', image.storageKey, originalFile, mimeTypeForFormat(image.format));
-      if (thumbnail && image.thumbKey) await store.putBytes('thumbs', image.thumbKey, thumbnail, 'image/webp');
+      const writes = [store.putFile('public', image.storageKey, originalFile, mimeTypeForFormat(image.format))];
+      if (thumbnail && image.thumbKey) writes.push(store.putBytes('thumbs', image.thumbKey, thumbnail, 'image/webp'));
+      const failed = (await Promise.allSettled(writes)).find((outcome) => outcome.status === 'rejected');
+      if (failed) throw failed.reason;
     },
 
     /** Puts the original in `area` (public: served under /i/; bin: not served), from the other area. */
