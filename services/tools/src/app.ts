@@ -11,7 +11,7 @@ import { createCatalogRepository } from './catalog/catalog-repository';
 import { createDirectoryService } from './catalog/directory-service';
 import type { ToolsConfig } from './config';
 import { createHealthRepository } from './db/health-repository';
-import { API_PATH, createDirectoryRoutes } from './http/directory-routes';
+import { API_PATH, createDirectoryHandler } from './http/directory-routes';
 import { errorMiddleware, notFound } from './http/error-middleware';
 import { requestLogging } from './http/request-logging';
 import { requestMetrics } from './http/request-metrics';
@@ -106,18 +106,8 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   app.use(requestMetrics(metrics.observeRequest));
   app.use(requestLogging(deps.logger, ['api_key']));
 
-  app.use(API_PATH, (_req, res, next) => {
-    res.set({
-      'Access-Control-Allow-Origin': '*',
-      'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
-      'Access-Control-Allow-Headers': 'X-API-Key, X-Request-Id, Content-Type',
-      'Access-Control-Expose-Headers':
-        'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit, RateLimit-Policy, Retry-After',
-      'Access-Control-Max-Age': '600',
-    });
-    next();
-  });
-
+  // The API first: it is what is asked for most.
+  app.all(API_PATH, createDirectoryHandler({ directory, ads, admit }));
   app.get('/healthz', (_req, res) => {
     res.locals.metricsRoute = 'healthz';
     res.json({ status: 'ok' });
@@ -132,7 +122,6 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
 
-  app.use(createDirectoryRoutes({ directory, ads, admit }));
   app.use(createSiteRoutes({ site, admit, assets: loadSiteAssets(), publicBaseUrl: deps.config.publicBaseUrl }));
   app.use(notFound);
   app.use(errorMiddleware);

@@ -1,4 +1,4 @@
-import { Router, type Request, type Response } from 'express';
+import type { Request, Response } from 'express';
 import type { AdsService } from '../ads/ads-service';
 import type { AccessControl } from '../auth/access-control';
 import type { DirectoryService } from '../catalog/directory-service';
@@ -12,6 +12,7 @@ import {
   parseToolListQuery,
   parseToolSlug,
   presentedApiKey,
+  type RawQuery,
 } from './directory-params';
 import { ok } from './envelope';
 
@@ -19,23 +20,33 @@ export const API_PATH = '/api/index.php';
 
 interface Action {
   authentication: 'required' | 'optional';
-  /** Parses the request and runs the service call; `req` goes no further than this file. */
-  run(req: Request): Promise<unknown>;
+  /** Parses the request's query and runs the service call; `req` goes no further than this file. */
+  run(query: RawQuery, req: Request): Promise<unknown>;
 }
 
-export function createDirectoryRoutes(deps: { directory: DirectoryService; ads: AdsService; admit: AccessControl }): Router {
+/** On every answer of the API path, preflight and errors included: any origin may call the API. */
+const CORS_HEADERS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
+  'Access-Control-Allow-Headers': 'X-API-Key, X-Request-Id, Content-Type',
+  'Access-Control-Expose-Headers': 'X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, RateLimit, RateLimit-Policy, Retry-After',
+  'Access-Control-Max-Age': '600',
+};
+
+/** The handler of API_PATH, for every method (mounted with app.all: one layer for Express to match). */
+export function createDirectoryHandler(deps: { directory: DirectoryService; ads: AdsService; admit: AccessControl }): (req: Request, res: Response) => Promise<void> {
   const { directory, ads, admit } = deps;
   const actions: Record<string, Action> = {
-    tools: { authentication: 'required', run: (req) => directory.listTools(parseToolListQuery(req.query)) },
-    tool: { authentication: 'required', run: (req) => directory.toolDetail(parseToolSlug(req.query), { countVisit: req.method !== 'HEAD' }) },
-    search: { authentication: 'optional', run: (req) => directory.search(parseSearchQuery(req.query)) },
+    tools: { authentication: 'required', run: (query) => directory.listTools(parseToolListQuery(query)) },
+    tool: { authentication: 'required', run: (query, req) => directory.toolDetail(parseToolSlug(query), { countVisit: req.method !== 'HEAD' }) },
+    search: { authentication: 'optional', run: (query) => directory.search(parseSearchQuery(query)) },
     categories: { authentication: 'required', run: () => directory.categories() },
-    category: { authentication: 'required', run: (req) => directory.categoryDetail(parseCategoryQuery(req.query)) },
+    category: { authentication: 'required', run: (query) => directory.categoryDetail(parseCategoryQuery(query)) },
     stats: { authentication: 'required', run: () => directory.stats() },
     miniapp: {
       authentication: 'optional',
-      run: (req) => {
-        parseAdsType(req.query);
+      run: (query) => {
+        parseAdsType(query);
         return ads.adsConfig();
       },
     },
@@ -55,28 +66,30 @@ export function createDirectoryRoutes(deps: { directory: DirectoryService; ads: 
     return bytes;
   };
 
-  const router = Router();
-  router.options(API_PATH, (_req, res) => {
-    res.status(204).end();
-  });
-  // Order of checks: method, action, key, rate limit, parameters.
-  router.get(API_PATH, async (req: Request, res: Response) => {
+  return async (req: Request, res: Response): Promise<void> => {
+    res.set(CORS_HEADERS);
+    if (req.method === 'OPTIONS') {
+      res.status(204).end();
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.locals.metricsRoute = 'method_not_allowed';
+      throw new AppError(Messages.methodNotAllowed, 405, { Allow: 'GET, HEAD, OPTIONS' });
+    }
+    // Order of checks: method, action, key, rate limit, parameters. Express 5 parses the query
+    // again on every read of req.query: it is read once.
+    const query = req.query as RawQuery;
     res.locals.metricsRoute = 'invalid_action';
-    const name = parseAction(req.query);
+    const name = parseAction(query);
     const action = Object.hasOwn(actions, name) ? actions[name] : undefined;
     if (!action) throw badParameter('未知的 action');
     res.locals.metricsRoute = name;
     const rateLimitHeaders = await admit({
-      presentedKey: presentedApiKey(req.get('x-api-key'), req.query),
+      presentedKey: presentedApiKey(req.get('x-api-key'), query),
       clientIp: req.ip ?? 'unknown',
       authentication: action.authentication,
     });
     res.set(rateLimitHeaders);
-    res.type('application/json').send(render(await action.run(req)));
-  });
-  router.all(API_PATH, (_req, res) => {
-    res.locals.metricsRoute = 'method_not_allowed';
-    throw new AppError(Messages.methodNotAllowed, 405, { Allow: 'GET, HEAD, OPTIONS' });
-  });
-  return router;
+    res.type('application/json').send(render(await action.run(query, req)));
+  };
 }
