@@ -6,7 +6,7 @@ import { createMediaProcessor } from '../src/media/media-processor';
 import { createMetrics } from '../src/metrics/metrics';
 import type { ObjectStore } from '../src/storage/object-store';
 import type { Storage } from '../src/storage/storage';
-import { createTestUser, expectConsistentStore, filesIn, storedKeys, fixture, fixtureBytes, imageRows, openTestService, usedBytes, type TestService } from './support/harness';
+import { createTestUser, expectConsistentStore, filesIn, storedKeys, fixture, fixtureBytes, imageRows, openTestService, usedBytes, withCurrentStore, type TestService } from './support/harness';
 
 // Needs real Postgres: PGlite has a single connection, so it cannot show a lost-update race.
 describeWithRealServer('TEST_DATABASE_URL', 'quota under concurrency (real Postgres)', () => {
@@ -69,12 +69,7 @@ describeWithRealServer('TEST_DATABASE_URL', 'quota under concurrency (real Postg
         return store.putFile(...args);
       },
     };
-    const heldStorage: Storage = {
-      ...svc.storage,
-      current: heldStore,
-      configured: svc.storage.configured.map((candidate) => (candidate === store ? heldStore : candidate)),
-      storeFor: (backend) => (backend === store.backend ? heldStore : svc.storage.storeFor(backend)),
-    };
+    const heldStorage = withCurrentStore(svc.storage, heldStore);
     const app = createApp({ config: svc.config, db: svc.db, storage: heldStorage, media: createMediaProcessor(), metrics: createMetrics(), logger: pino({ level: 'silent' }) });
 
     const pending = request(app).post('/api/image.php?action=upload').set('X-API-Token', user.token).attach('file', fixture('photo.webp')).then((res) => res);

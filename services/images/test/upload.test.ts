@@ -6,7 +6,6 @@ import pino from 'pino';
 import sharp from 'sharp';
 import request from 'supertest';
 import type { ObjectStore } from '../src/storage/object-store';
-import type { Storage } from '../src/storage/storage';
 import {
   MIB,
   createTestUser,
@@ -19,6 +18,7 @@ import {
   publicBytes,
   usedBytes,
   userAdminFor,
+  withCurrentStore,
   type TestService,
 } from './support/harness';
 
@@ -565,12 +565,7 @@ describe('a failing disk (EIO)', () => {
         throw Object.assign(new Error(`EIO: i/o error, ${step}`), { code: 'EIO', errno: -5, syscall: 'write' });
       },
     };
-    const storage: Storage = {
-      ...svc.storage,
-      current: failing,
-      configured: svc.storage.configured.map((candidate) => (candidate === store ? failing : candidate)),
-      storeFor: (backend) => (backend === store.backend ? failing : svc.storage.storeFor(backend)),
-    };
+    const storage = withCurrentStore(svc.storage, failing);
     const app = createApp({ config: svc.config, db: svc.db, storage, media: createMediaProcessor(), metrics: createMetrics(), logger });
     const user = await createTestUser(svc.db);
 
@@ -615,12 +610,7 @@ describe('a failing disk (EIO)', () => {
         await store.remove(...args);
       },
     };
-    const storage: Storage = {
-      ...svc.storage,
-      current: failing,
-      configured: svc.storage.configured.map((candidate) => (candidate === store ? failing : candidate)),
-      storeFor: (backend) => (backend === store.backend ? failing : svc.storage.storeFor(backend)),
-    };
+    const storage = withCurrentStore(svc.storage, failing);
     const app = createApp({ config: svc.config, db: svc.db, storage, media: createMediaProcessor(), metrics: createMetrics(), logger: pino({ level: 'silent' }) });
     const user = await createTestUser(svc.db);
 

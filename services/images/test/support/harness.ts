@@ -12,6 +12,7 @@ import { createCredentialsRepository } from '../../src/auth/credentials-reposito
 import { createTokenVault } from '../../src/auth/token-vault';
 import { createUserAdmin, type UserAdmin } from '../../src/users/user-admin';
 import { createUsersRepository } from '../../src/users/users-repository';
+import type { ObjectStore } from '../../src/storage/object-store';
 import type { Storage } from '../../src/storage/storage';
 import { STORAGE_AREAS, type StorageArea } from '../../src/storage/storage-keys';
 import { createTestBucket, testStorageBackend, type TestBucket } from './s3-server';
@@ -142,6 +143,17 @@ export async function imageRows(db: Knex, userId?: number): Promise<Array<Record
   const query = db('images').orderBy('id');
   if (userId !== undefined) query.where({ user_id: userId });
   return query.select('*');
+}
+
+/** The storage with its store of new uploads replaced by `replacement` (a wrapper that fails or holds a step). */
+export function withCurrentStore(storage: Storage, replacement: ObjectStore): Storage {
+  const current = storage.current;
+  return {
+    ...storage,
+    current: replacement,
+    configured: storage.configured.map((candidate) => (candidate === current ? replacement : candidate)),
+    storeFor: (backend) => (backend === current.backend ? replacement : storage.storeFor(backend)),
+  };
 }
 
 /** Every key of an area, in every configured backend (a key in two backends is listed twice). */
