@@ -403,7 +403,28 @@ async function main(): Promise<void> {
     for (const size of sizes) photos.set(size.label, await writeJpeg(path.join(workDir, `${size.width}x${size.height}.jpg`), size.width, size.height));
 
     if (only.has('upload')) {
-      log('uploads vs a bare sharp pipeline in one process...');
+      log('uploads vs a bare sharp pipeline in one process, and a minimal upload server for reference...');
+      // The reference: the same image work behind HTTP, multipart and one INSERT, behind its own nginx
+      // rendered from the same template (bench/baselines/minimal-upload-server.ts).
+      const minimalDatabaseUrl = await postgres.createDatabase('bench_minimal');
+      const minimalApp = await startService(
+        lifecycle,
+        workDir,
+        'minimal-upload-server',
+        [process.execPath, '--import', 'tsx', 'bench/baselines/minimal-upload-server.ts'],
+        { NODE_ENV: 'production', DATABASE_URL: minimalDatabaseUrl, OUT_DIR: path.join(workDir, 'minimal-out') },
+      );
+      const minimalNginx = await startProjectNginx(lifecycle, path.join(workDir, 'nginx-minimal'), 'nginx (minimal upload server)', {
+        imagesUpstreams: [`127.0.0.1:${minimalApp.port}`],
+        toolsUpstreams: [`127.0.0.1:${tools.port}`],
+        imagesPublicDir: path.join(workDir, 'minimal-out'),
+        clientMaxBodySize: '64m',
+      });
+      const minimalGroups: ProcessGroup[] = [
+        treeGroup('images node', () => minimalApp.process),
+        postgres.backendGroup('images pg', minimalDatabaseUrl),
+        treeGroup('nginx', () => minimalNginx.process),
+      ];
       for (const size of sizes) {
         const file = path.join(workDir, `${size.width}x${size.height}.jpg`);
         const bytes = photos.get(size.label)!;
@@ -455,8 +476,24 @@ async function main(): Promise<void> {
         const stored = (await storedCount()) - storedBefore;
         // Every answer was HTTP 200, but the envelope may still say code 1: count what was stored.
         if (stored < subject.requests) throw new Error(`upload ${size.label}: ${subject.requests} answers but only ${stored} images stored`);
-        const row = pair(`bare sharp pipeline, ${size.label}`, baseline, `upload ${size.label} (c=${mode.uploadConnections})`, subject);
+        const bareName = `bare sharp pipeline, ${size.label}`;
+        const row = pair(bareName, baseline, `upload ${size.label} (c=${mode.uploadConnections})`, subject);
         checks.push({ target: `2. ${row.name}: ≥ 0.85× bare sharp`, met: row.ratio! >= 0.85, detail: `${row.ratio!.toFixed(2)}×` });
+        const minimal = await run(
+          minimalGroups,
+          {
+            url: `${minimalNginx.baseUrl}/api/image.php?action=upload`,
+            method: 'POST',
+            connections: mode.uploadConnections,
+            ...(mode.smoke ? { amount: mode.uploadConnections * 2 } : { durationSec: mode.uploadSec }),
+            headers: { 'content-type': contentType },
+            body,
+          },
+          'images node',
+        );
+        const minimalName = `minimal upload server, ${size.label} (c=${mode.uploadConnections})`;
+        rows.push({ name: minimalName, measured: minimal, baseline: bareName, ratio: minimal.rps / baseline.rps, note: 'a reference, not a target' });
+        log(`  ${minimalName}: ${minimal.rps.toFixed(0)} req/s (${(minimal.rps / baseline.rps).toFixed(2)}× bare; the service ${(subject.rps / minimal.rps).toFixed(2)}× this)`);
       }
     }
 

@@ -3,40 +3,19 @@
  * multipart: validate and read the metadata, make the 400×400 WebP thumbnail, and write the original
  * and the thumbnail durably (temp name, fsync, rename, fsync of the folder), CONCURRENCY at a time,
  * for DURATION_SEC seconds. Prints one JSON line: {"operations":n,"seconds":s,"p50Ms":..,"p99Ms":..}.
- * The sharp steps are bare-sharp-steps.ts's.
+ * The sharp steps are bare-sharp-steps.ts's, the writes durable-files.ts's.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { open, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { bareSharpSteps } from './bare-sharp-steps';
+import { syncDir, writeDurably } from './durable-files';
 
 const input = readFileSync(process.env.IMAGE_FILE!);
 const outDir = process.env.OUT_DIR!;
 const concurrency = Number(process.env.CONCURRENCY ?? 4);
 const durationMs = Number(process.env.DURATION_SEC ?? 5) * 1000;
 mkdirSync(outDir, { recursive: true });
-
-async function writeDurably(target: string, bytes: Buffer): Promise<void> {
-  const temp = `${target}.tmp`;
-  const file = await open(temp, 'w');
-  try {
-    await file.writeFile(bytes);
-    await file.sync();
-  } finally {
-    await file.close();
-  }
-  await rename(temp, target);
-}
-
-async function syncDir(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
 
 async function uploadOnce(): Promise<void> {
   const { format, thumbnail } = await bareSharpSteps(input);
