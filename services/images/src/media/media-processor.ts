@@ -177,15 +177,15 @@ export function createMediaProcessor() {
           return facts.hasMetadata && !options.keepMetadata ? rendition('avif') : original;
         default: {
           if (options.keepMetadata) return original;
-          const target = options.tempPath();
+          let target: string | undefined;
           let size: number | null;
           try {
-            size = await stripMetadata(facts.format, filePath, target);
+            size = await stripMetadata(facts.format, filePath, () => (target = options.tempPath()));
           } catch (error) {
             if (error instanceof MalformedContainerError) throw new MediaError('corrupt', error.message);
             throw error;
           }
-          return size === null ? original : { ...original, path: target, size };
+          return size === null || target === undefined ? original : { ...original, path: target, size };
         }
       }
     },

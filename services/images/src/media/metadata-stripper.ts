@@ -363,16 +363,18 @@ function isWholeSource(pieces: Piece[], size: number): boolean {
 }
 
 /**
- * Writes `source` without its personal metadata to `destination` (created; must not exist) and
- * returns the new size, or returns null and writes nothing when there was nothing to remove.
+ * Writes `source` without its personal metadata to a new file and returns its size, or returns null
+ * and writes nothing when there was nothing to remove. `destination` gives the new file's path
+ * (created; must not exist), and is asked only when there is a copy to write: a path taken for
+ * nothing would be one more temp file to remove, whose removal would fail.
  */
-export async function stripMetadata(format: StrippableFormat, source: string, destination: string): Promise<number | null> {
+export async function stripMetadata(format: StrippableFormat, source: string, destination: () => string): Promise<number | null> {
   const input = await fs.open(source, 'r');
   try {
     const reader = new SourceReader(input, (await input.stat()).size);
     const pieces = await PLANNERS[format](reader);
     if (isWholeSource(pieces, reader.size)) return null;
-    const output = await fs.open(destination, 'wx');
+    const output = await fs.open(destination(), 'wx');
     let written = 0;
     try {
       // No larger than the file (buffers allocated drive V8's full collections, see scanDataEnd); only
