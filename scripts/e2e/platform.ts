@@ -34,8 +34,9 @@ export interface Platform {
   /**
    * Starts the replica again, on its port with its environment (SIGKILL first if it still runs),
    * and resolves once its own /readyz answers 200. nginx is not told: it finds the replica itself.
+   * `envChanges` apply to this start only.
    */
-  restartReplica(replica: Replica): Promise<void>;
+  restartReplica(replica: Replica, envChanges?: NodeJS.ProcessEnv): Promise<void>;
   imagesDatabaseUrl: string;
   toolsDatabaseUrl: string;
   storageDir: string;
@@ -354,10 +355,10 @@ export async function startPlatform(real: RealServices, options: PlatformOptions
     const health = await fetch(`${baseUrl}/nginx-health`);
     if (health.status !== 200) throw new Error(`nginx started but /nginx-health answered ${health.status}`);
 
-    const restartReplica = async (replica: Replica): Promise<void> => {
+    const restartReplica = async (replica: Replica, envChanges: NodeJS.ProcessEnv = {}): Promise<void> => {
       await stopProcess(replica.process, 'SIGKILL');
       const { script, env } = launchOf.get(replica)!;
-      Object.assign(replica, spawnReplica(script, env, replica.port));
+      Object.assign(replica, spawnReplica(script, { ...env, ...envChanges }, replica.port));
       await waitForReady(replica);
     };
 

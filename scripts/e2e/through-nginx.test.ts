@@ -675,7 +675,8 @@ describeReal(`platform through nginx (two replicas of each service, images on ${
 
   test('when an upload has reached an images replica that then dies, then nginx answers 502 and does not replay it on the other', async () => {
     const [receiving, other] = platform.images as [Replica, Replica];
-    if (receiving.process.exitCode !== null || receiving.process.signalCode !== null) await platform.restartReplica(receiving);
+    // It receives uploads into tmp/ (UPLOAD_MEMORY_BYTES=0), so that a temp file shows the upload reached it.
+    await platform.restartReplica(receiving, { UPLOAD_MEMORY_BYTES: '0' });
     await stopProcess(other.process, 'SIGKILL');
     const totalBefore = await listTotal();
     const tmpDir = path.join(platform.storageDir, 'tmp');

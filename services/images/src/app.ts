@@ -147,7 +147,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   app.use(
     createImageRoutes({
       ...services,
-      receiver: createUploadReceiver(deps.storage.temp),
+      receiver: createUploadReceiver(deps.storage.temp, { memoryBytes: deps.config.uploadMemoryBytes }),
       metrics,
       maxUploadBytes: deps.config.maxUploadBytes,
       formatTime: services.formatTime,

@@ -75,6 +75,7 @@ const schema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     SHUTDOWN_TIMEOUT_MS: intFromEnv(10000, 0),
     MAX_UPLOAD_BYTES: intFromEnv(64 * MIB, 1),
+    UPLOAD_MEMORY_BYTES: intFromEnv(64 * MIB, 0),
     TOKEN_ENCRYPTION_KEY: z
       .string()
       .trim()
@@ -132,6 +133,8 @@ export interface ImagesConfig {
   readonly logLevel: string;
   readonly shutdownTimeoutMs: number;
   readonly maxUploadBytes: number;
+  /** Upload bodies held in memory at once, across requests (see upload-receiver.ts); 0: every upload goes through tmp/. */
+  readonly uploadMemoryBytes: number;
   /** AES-256-GCM key (32 bytes) sealing the account tokens, which the account area shows. */
   readonly tokenEncryptionKey: Buffer;
   readonly sessionTtlHours: number;
@@ -186,6 +189,7 @@ export function loadConfig(env: Record<string, string | undefined>): ImagesConfi
     logLevel: value.LOG_LEVEL,
     shutdownTimeoutMs: value.SHUTDOWN_TIMEOUT_MS,
     maxUploadBytes: value.MAX_UPLOAD_BYTES,
+    uploadMemoryBytes: value.UPLOAD_MEMORY_BYTES,
     tokenEncryptionKey: Buffer.from(value.TOKEN_ENCRYPTION_KEY ?? DEV_TOKEN_ENCRYPTION_KEY, 'hex'),
     sessionTtlHours: value.SESSION_TTL_HOURS,
     registrationEnabled: value.REGISTRATION_ENABLED === 'true',

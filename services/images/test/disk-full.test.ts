@@ -50,7 +50,9 @@ describeWithTmpfs('a full disk (real tmpfs)', () => {
     const logger = pino({ level: 'info' }, { write: (line: string) => logLines.push(JSON.parse(line)) });
     // A fixed clock: the day folder the service writes to is the one prepared below, even across midnight.
     // The local backend's disk: with S3 only tmp/ is on the local disk, and the bucket has no such limit.
-    svc = await openTestService({ STORAGE_DIR: path.join(mountPoint, 'store'), STORAGE_BACKEND: 'local' }, { logger, clock: () => NOW });
+    // Uploads are received into tmp/ (UPLOAD_MEMORY_BYTES=0), so that each stage's room can be set; the
+    // last test takes one into memory.
+    svc = await openTestService({ STORAGE_DIR: path.join(mountPoint, 'store'), STORAGE_BACKEND: 'local', UPLOAD_MEMORY_BYTES: '0' }, { logger, clock: () => NOW });
   });
   afterAll(async () => {
     await svc?.close();
@@ -124,6 +126,21 @@ describeWithTmpfs('a full disk (real tmpfs)', () => {
     leaveRoom(200, 1);
     const cause = await expectRefusedAndUndone(user.id, await upload(user.token));
     expect(cause.syscall).toBe('mkdir');
+  });
+
+  test('when an upload received into memory finds no room to be written, then 507, logged, and no partial file', async () => {
+    const { createApp } = await import('../src/app');
+    const { createMediaProcessor } = await import('../src/media/media-processor');
+    const { createMetrics } = await import('../src/metrics/metrics');
+    const logger = pino({ level: 'info' }, { write: (line: string) => logLines.push(JSON.parse(line)) });
+    const config = { ...svc.config, uploadMemoryBytes: 64 * 1024 * 1024 };
+    const inMemory = createApp({ config, db: svc.db, storage: svc.storage, media: createMediaProcessor(), metrics: createMetrics(), logger, clock: () => NOW });
+    const user = await createTestUser(svc.db);
+    leaveRoom(1);
+    const res = await request(inMemory).post('/api/image.php?action=upload').set('X-API-Token', user.token).attach('file', fixture('photo.webp'));
+    const cause = await expectRefusedAndUndone(user.id, res);
+    // Received whole (nothing was written as it arrived); the store's write is what failed.
+    expect(cause.stack).toContain('writeFile');
   });
 
   test('when a delete cannot move the file into the bin (no inode for the folder), then 507 and the image stays stored and served', async () => {

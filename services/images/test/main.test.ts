@@ -56,8 +56,9 @@ test('when SIGTERM arrives during an upload, then the upload finishes, then the 
   await db.destroy();
   fs.mkdirSync(`${dir}/files/tmp`, { recursive: true });
 
-  // A shutdown timeout far beyond the test's: the exit can only come from the upload finishing.
-  const { child, port, exit, printed } = startMain({ ...env, SHUTDOWN_TIMEOUT_MS: '600000' });
+  // A shutdown timeout far beyond the test's: the exit can only come from the upload finishing. The
+  // upload is received into tmp/ (UPLOAD_MEMORY_BYTES=0), so that its temp file shows it in flight.
+  const { child, port, exit, printed } = startMain({ ...env, SHUTDOWN_TIMEOUT_MS: '600000', UPLOAD_MEMORY_BYTES: '0' });
   const shuttingDown = printed(/shutting down/);
   try {
     const listening = await port;

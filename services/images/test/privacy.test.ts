@@ -4,7 +4,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import request from 'supertest';
 import { canDecodeHeic } from '../src/media/media-processor';
-import { minimalOrientationTiff, orientationFromTiff, stripMetadata } from '../src/media/metadata-stripper';
+import { minimalOrientationTiff, orientationFromTiff, stripMetadataBytes, stripMetadataFile } from '../src/media/metadata-stripper';
 import { PERSONAL } from './fixtures/make-fixtures';
 import { createTestUser, filesIn, storedKeys, fixture, fixtureBytes, imageRows, openTestService, publicBytes, usedBytes, userAdminFor, type TestService } from './support/harness';
 
@@ -142,25 +142,42 @@ describe('the stripper', () => {
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  test.each([
+  const PRIVATE_FIXTURES = [
     ['jpeg', 'private-phone.jpg'],
     ['png', 'private.png'],
     ['webp', 'private.webp'],
     ['gif', 'private.gif'],
-  ] as const)('when a stripped %s is stripped again, then there is nothing left to remove and no copy is made', async (format, name) => {
+  ] as const;
+
+  test.each(PRIVATE_FIXTURES)('when a stripped %s is stripped again, then there is nothing left to remove and no copy is made', async (format, name) => {
     const once = path.join(dir, 'once');
-    expect(await stripMetadata(format, fixture(name), () => once)).toBe(fs.statSync(once).size);
+    expect(await stripMetadataFile(format, fixture(name), () => once)).toBe(fs.statSync(once).size);
     // No path is even asked for (the upload's receipt would otherwise try to remove a file never made).
     const twice = jest.fn(() => path.join(dir, 'twice'));
-    expect(await stripMetadata(format, once, twice)).toBeNull();
+    expect(await stripMetadataFile(format, once, twice)).toBeNull();
     expect(twice).not.toHaveBeenCalled();
     expect(fs.existsSync(path.join(dir, 'twice'))).toBe(false);
+    expect(await stripMetadataBytes(format, fs.readFileSync(once))).toBeNull();
   });
 
-  test('when a JPEG is cut inside its scan data, then stripping refuses it as malformed', async () => {
+  test.each(PRIVATE_FIXTURES)('when a %s in memory is stripped, then the result is byte for byte the stripped file', async (format, name) => {
+    const bytes = fixtureBytes(name);
+    const fromFile = path.join(dir, 'from-file');
+    await stripMetadataFile(format, fixture(name), () => fromFile);
+    const fromBytes = await stripMetadataBytes(format, bytes);
+    expect(fromBytes).not.toBeNull();
+    expect(fromBytes!.equals(fs.readFileSync(fromFile))).toBe(true);
+    expect(fromBytes!.length).toBeLessThan(bytes.length);
+    expect(personalTextsIn(fromBytes!)).toEqual([]);
+    expect(bytes.equals(fixtureBytes(name))).toBe(true); // the input is left as it was
+  });
+
+  test('when a JPEG is cut inside its scan data, then stripping refuses it as malformed, from a file or from memory', async () => {
     const cut = path.join(dir, 'cut.jpg');
     fs.writeFileSync(cut, fixtureBytes('private-phone.jpg').subarray(0, 20_000));
-    await expect(stripMetadata('jpeg', cut, () => path.join(dir, 'out'))).rejects.toThrow('scan data without an end');
+    await expect(stripMetadataFile('jpeg', cut, () => path.join(dir, 'out'))).rejects.toThrow('scan data without an end');
+    expect(fs.existsSync(path.join(dir, 'out'))).toBe(false);
+    await expect(stripMetadataBytes('jpeg', fs.readFileSync(cut))).rejects.toThrow('scan data without an end');
   });
 
   test('when an orientation is written back, then it reads as the same value, and other orientations read as absent', () => {

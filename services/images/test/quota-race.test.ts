@@ -61,12 +61,20 @@ describeWithRealServer('TEST_DATABASE_URL', 'quota under concurrency (real Postg
     let releaseCommit!: () => void;
     const released = new Promise<void>((resolve) => (releaseCommit = resolve));
     // Holds the upload right where the files are made durable: after the charge and the pending row.
+    // (The original of an upload received into memory is put as bytes, one received into tmp/ as a file.)
+    const hold = async (): Promise<void> => {
+      reachedCommit();
+      await released;
+    };
     const heldStore: ObjectStore = {
       ...store,
       async putFile(...args: Parameters<ObjectStore['putFile']>) {
-        reachedCommit();
-        await released;
+        await hold();
         return store.putFile(...args);
+      },
+      async putBytes(...args: Parameters<ObjectStore['putBytes']>) {
+        await hold();
+        return store.putBytes(...args);
       },
     };
     const heldStorage = withCurrentStore(svc.storage, heldStore);

@@ -397,6 +397,123 @@ describe('group limits and quota', () => {
   });
 });
 
+describe('where an upload is received: memory or tmp/', () => {
+  /**
+   * An app over the test service whose store holds every write of an upload's objects until
+   * `release()` (before any of it reaches tmp/), noting which way each original came: putBytes
+   * (received into memory) or putFile (a file in tmp/).
+   */
+  async function holdingOriginals(uploadMemoryBytes: number) {
+    const { createApp } = await import('../src/app');
+    const { createMediaProcessor } = await import('../src/media/media-processor');
+    const { createMetrics } = await import('../src/metrics/metrics');
+    const store = svc.storage.current;
+    const originals: string[] = [];
+    const waiters: Array<() => void> = [];
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const hold = async (area: string, way: string): Promise<void> => {
+      if (area === 'public') originals.push(way);
+      for (const wake of waiters.splice(0)) wake();
+      await released;
+    };
+    const holding: ObjectStore = {
+      ...store,
+      async putFile(...args: Parameters<ObjectStore['putFile']>): Promise<void> {
+        await hold(args[0], 'putFile');
+        await store.putFile(...args);
+      },
+      async putBytes(...args: Parameters<ObjectStore['putBytes']>): Promise<void> {
+        await hold(args[0], 'putBytes');
+        await store.putBytes(...args);
+      },
+    };
+    const config = { ...svc.config, uploadMemoryBytes };
+    const app = createApp({ config, db: svc.db, storage: withCurrentStore(svc.storage, holding), media: createMediaProcessor(), metrics: createMetrics(), logger: pino({ level: 'silent' }) });
+    /** Settles once `count` originals have reached the store. */
+    const reached = async (count: number): Promise<void> => {
+      while (originals.length < count) await new Promise<void>((resolve) => waiters.push(resolve));
+    };
+    return { app, originals, reached, release };
+  }
+
+  const send = (app: Parameters<typeof request>[0], token: string, file: string) =>
+    request(app).post(UPLOAD).set('X-API-Token', token).attach('file', file).then((res) => res);
+
+  test('when memory is free, then a photo is received into memory (nothing in tmp/ as it is stored); with UPLOAD_MEMORY_BYTES=0 through tmp/; both store the same bytes', async () => {
+    const user = await createTestUser(svc.db);
+    const stored: Buffer[] = [];
+    for (const [memory, way, tempFiles] of [
+      [64 * MIB, 'putBytes', 0],
+      [0, 'putFile', 2], // the received file, and its copy without metadata, which the store then moves into place
+    ] as const) {
+      const held = await holdingOriginals(memory);
+      const answer = send(held.app, user.token, fixture('private-phone.jpg'));
+      try {
+        await held.reached(1);
+        expect(filesIn(svc.storageDir, 'tmp')).toHaveLength(tempFiles);
+      } finally {
+        held.release();
+      }
+      const res = await answer;
+      expect(res.body).toMatchObject({ code: 0, msg: '上传成功' });
+      expect(held.originals).toEqual([way]);
+      stored.push((await publicBytes(svc, res.body.data.url))!);
+      expect(filesIn(svc.storageDir, 'tmp')).toEqual([]);
+    }
+    // Stripped of its metadata the same way, byte for byte.
+    expect(stored[0]!.length).toBeLessThan(fixtureBytes('private-phone.jpg').length);
+    expect(stored[0]!.equals(stored[1]!)).toBe(true);
+    expect(await usedBytes(svc.db, user.id)).toBe(2 * stored[0]!.length);
+  });
+
+  test('when uploads in flight hold the memory, then the next one streams into tmp/; once they are done, memory is used again', async () => {
+    const user = await createTestUser(svc.db);
+    // Room for one request's body (the photo and its multipart framing), not two.
+    const held = await holdingOriginals(fixtureBytes('photo.webp').length + 4096);
+    const first = send(held.app, user.token, fixture('photo.webp'));
+    await held.reached(1);
+    const second = send(held.app, user.token, fixture('photo.webp'));
+    try {
+      await held.reached(2);
+      expect(held.originals).toEqual(['putBytes', 'putFile']);
+      expect(filesIn(svc.storageDir, 'tmp')).toHaveLength(1); // the second's body; the first's is in memory
+    } finally {
+      held.release();
+    }
+    expect((await first).body).toMatchObject({ code: 0 });
+    expect((await second).body).toMatchObject({ code: 0 });
+    expect((await send(held.app, user.token, fixture('photo.webp'))).body).toMatchObject({ code: 0 });
+    expect(held.originals).toEqual(['putBytes', 'putFile', 'putBytes']);
+    expect(filesIn(svc.storageDir, 'tmp')).toEqual([]);
+    expect(await usedBytes(svc.db, user.id)).toBe(3 * fixtureBytes('photo.webp').length);
+  });
+
+  test('when a body is over 8 MiB, then it streams into tmp/ however much memory is free', async () => {
+    const user = await createTestUser(svc.db);
+    // Noise does not compress: a 1800×1700 PNG of it is over 9 MB.
+    const noise = Buffer.alloc(1800 * 1700 * 3);
+    for (let i = 0; i < noise.length; i += 1) noise[i] = (i * 2654435761) >>> 24;
+    const big = path.join(svc.storageDir, 'noise.png');
+    await sharp(noise, { raw: { width: 1800, height: 1700, channels: 3 } }).png({ compressionLevel: 0 }).toFile(big);
+    try {
+      expect(fs.statSync(big).size).toBeGreaterThan(8 * MIB);
+      const held = await holdingOriginals(64 * MIB);
+      const answer = send(held.app, user.token, big);
+      try {
+        await held.reached(1);
+      } finally {
+        held.release();
+      }
+      expect((await answer).body).toMatchObject({ code: 0, msg: '上传成功' });
+      expect(held.originals).toEqual(['putFile']);
+      expect(filesIn(svc.storageDir, 'tmp')).toEqual([]);
+    } finally {
+      fs.rmSync(big, { force: true });
+    }
+  }, 30000);
+});
+
 describe('streaming', () => {
   test('when a 160 MB upload arrives, then it streams to disk: memory stays far below the file size', async () => {
     const big = await openTestService({ MAX_UPLOAD_BYTES: String(200 * MIB) });
@@ -551,28 +668,39 @@ test('when several uploads land the same day, then files sit under YYYY/MM/DD/ w
 });
 
 describe('a failing disk (EIO)', () => {
-  test.each(['putFile', 'putBytes'] as const)('when the store\'s %s fails with EIO, then HTTP 500 (the server, not the request), logged at error with its cause, and nothing is kept', async (step) => {
+  // An upload received into tmp/ (UPLOAD_MEMORY_BYTES=0) is stored by putFile, one received into
+  // memory by putBytes; the thumbnail always by putBytes.
+  const RECEIVED_IN = { 'tmp/': 0, memory: 64 * 1024 * 1024 } as const;
+
+  test.each([
+    ['putFile', 'tmp/', ['putFile public']],
+    ['putBytes', 'tmp/', ['putBytes thumbs']],
+    ['putBytes', 'memory', ['putBytes public', 'putBytes thumbs']],
+  ] as const)('when the store\'s %s fails with EIO (the upload received in %s), then HTTP 500 (the server, not the request), logged at error with its cause, and nothing is kept', async (step, receivedIn, failedCalls) => {
     const { createApp } = await import('../src/app');
     const { createMediaProcessor } = await import('../src/media/media-processor');
     const { createMetrics } = await import('../src/metrics/metrics');
     const lines: Array<Record<string, unknown>> = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
-    // The original goes through putFile, the thumbnail through putBytes.
     const store = svc.storage.current;
+    const calls: string[] = [];
     const failing: ObjectStore = {
       ...store,
-      async [step](): Promise<void> {
+      async [step](area: string): Promise<void> {
+        calls.push(`${step} ${area}`);
         throw Object.assign(new Error(`EIO: i/o error, ${step}`), { code: 'EIO', errno: -5, syscall: 'write' });
       },
     };
     const storage = withCurrentStore(svc.storage, failing);
-    const app = createApp({ config: svc.config, db: svc.db, storage, media: createMediaProcessor(), metrics: createMetrics(), logger });
+    const config = { ...svc.config, uploadMemoryBytes: RECEIVED_IN[receivedIn] };
+    const app = createApp({ config, db: svc.db, storage, media: createMediaProcessor(), metrics: createMetrics(), logger });
     const user = await createTestUser(svc.db);
 
     // alpha.png gets a WebP thumbnail, so both writes happen.
     const res = await request(app).post(UPLOAD).set('X-API-Token', user.token).attach('file', fixture('alpha.png'));
 
     expect([res.status, res.body]).toEqual([500, { code: 1, msg: '服务器内部错误' }]);
+    expect(calls).toEqual(failedCalls);
     const logged = lines.find((line) => line.level === 50 && line.msg === 'unexpected fault');
     expect(logged?.err).toMatchObject({ code: 'EIO' });
     expect(await imageRows(svc.db)).toEqual([]);
@@ -582,7 +710,7 @@ describe('a failing disk (EIO)', () => {
     expect(await usedBytes(svc.db, user.id)).toBe(0);
   });
 
-  test('when the original fails while the thumbnail is still being written, then the cleanup waits for that write, and nothing is kept', async () => {
+  test.each(Object.keys(RECEIVED_IN) as Array<keyof typeof RECEIVED_IN>)('when the original (received in %s) fails while the thumbnail is still being written, then the cleanup waits for that write, and nothing is kept', async (receivedIn) => {
     const { createApp } = await import('../src/app');
     const { createMediaProcessor } = await import('../src/media/media-processor');
     const { createMetrics } = await import('../src/metrics/metrics');
@@ -592,14 +720,16 @@ describe('a failing disk (EIO)', () => {
     const thumbnailWriting = new Promise<void>((resolve) => (thumbnailStarted = resolve));
     let releaseThumbnail!: () => void;
     const thumbnailReleased = new Promise<void>((resolve) => (releaseThumbnail = resolve));
+    const originalFails = async (): Promise<void> => {
+      events.push('original failed');
+      throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO', errno: -5, syscall: 'write' });
+    };
     // Both writes start at once: the original's fails at once, the thumbnail's is held until released.
     const failing: ObjectStore = {
       ...store,
-      async putFile(): Promise<void> {
-        events.push('original failed');
-        throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO', errno: -5, syscall: 'write' });
-      },
+      putFile: originalFails,
       async putBytes(...args: Parameters<ObjectStore['putBytes']>): Promise<void> {
+        if (args[0] === 'public') return originalFails();
         thumbnailStarted();
         await thumbnailReleased;
         await store.putBytes(...args);
@@ -611,7 +741,8 @@ describe('a failing disk (EIO)', () => {
       },
     };
     const storage = withCurrentStore(svc.storage, failing);
-    const app = createApp({ config: svc.config, db: svc.db, storage, media: createMediaProcessor(), metrics: createMetrics(), logger: pino({ level: 'silent' }) });
+    const config = { ...svc.config, uploadMemoryBytes: RECEIVED_IN[receivedIn] };
+    const app = createApp({ config, db: svc.db, storage, media: createMediaProcessor(), metrics: createMetrics(), logger: pino({ level: 'silent' }) });
     const user = await createTestUser(svc.db);
 
     const answer = request(app).post(UPLOAD).set('X-API-Token', user.token).attach('file', fixture('alpha.png')).then((res) => res);

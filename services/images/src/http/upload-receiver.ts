@@ -9,6 +9,9 @@ import type { TempFiles } from '../storage/temp-files';
 
 const multipartLimits = { fields: 20, fieldSize: 64 * 1024, parts: 25, headerPairs: 100 };
 
+/** The largest upload body received into memory: a larger one always streams to tmp/, however much memory is free. */
+export const MAX_BODY_IN_MEMORY = 8 * 1024 * 1024;
+
 export interface ReceivedBody {
   fields: Record<string, unknown>;
   file: ReceivedFile | undefined;
@@ -40,13 +43,22 @@ function runMultipart(handler: (req: Request, res: Response, next: (error?: unkn
 }
 
 /**
- * Reads multipart bodies. An upload's `file` part streams into a temp file of the store (memory
- * does not grow with the file) and stops at the size limit; the receiver remembers every temp file
- * it made, so one `discard()` after the request removes whatever is left, however it ended.
+ * Reads multipart bodies. Where an upload's `file` part goes is chosen before the body is read, by
+ * the request's Content-Length (which bounds what the body can bring):
+ * - into memory (multer's memory storage), when the body is at most MAX_BODY_IN_MEMORY and fits in
+ *   what is left of `memoryBytes`, the bytes that bodies in memory may hold at once across
+ *   requests. Most photos come this way: no temp file is written, read back and renamed.
+ * - else into a temp file of the store, streamed (memory does not grow with the file): larger files,
+ *   a body without a Content-Length, or when memory is taken by other uploads.
+ * Either way it stops at the size limit. The receiver remembers every temp file it made, so one
+ * `discard()` after the request removes whatever is left, however it ended, and gives the memory back.
  */
-export function createUploadReceiver(temp: TempFiles) {
+export function createUploadReceiver(temp: TempFiles, options: { memoryBytes: number }) {
   // Non-file POST actions also accept multipart bodies; any file part there is refused.
   const fieldsOnly = multer({ limits: { ...multipartLimits, files: 0 }, defParamCharset: 'utf8' }).none();
+  const memoryStorage = multer.memoryStorage();
+  /** Bytes held by upload bodies in memory now (each counted as its Content-Length), across requests. */
+  let memoryHeld = 0;
 
   return {
     async fields(req: Request, res: Response): Promise<void> {
@@ -69,8 +81,11 @@ export function createUploadReceiver(temp: TempFiles) {
         const at = tempFiles.indexOf(tempPath);
         if (at !== -1) tempFiles.splice(at, 1);
       };
+      /** The memory this upload's body holds (its Content-Length); 0 when it goes to a temp file. */
+      let bodyInMemory = 0;
       const engine: multer.StorageEngine = {
-        _handleFile(_req, file, done) {
+        _handleFile(req, file, done) {
+          if (bodyInMemory > 0) return memoryStorage._handleFile(req, file, done);
           const tempPath = newTempPath();
           const out = fs.createWriteStream(tempPath, { flags: 'wx' });
           // 'close' is the end of the write either way: on an early error pipeline calls back before a
@@ -78,19 +93,25 @@ export function createUploadReceiver(temp: TempFiles) {
           writes.push(new Promise((settled) => out.once('close', () => settled())));
           pipeline(file.stream, out, (error) => (error ? done(error) : done(null, { path: tempPath, size: out.bytesWritten })));
         },
-        _removeFile(_req, file, done) {
+        _removeFile(req, file, done) {
+          if (!file.path) return memoryStorage._removeFile(req, file, done);
           fs.rm(file.path, { force: true }, done);
         },
       };
       return {
         async receive(req: Request, res: Response, fileSizeLimit: number): Promise<ReceivedBody> {
+          const length = Number(req.headers['content-length']); // NaN without the header
+          if (length > 0 && length <= MAX_BODY_IN_MEMORY && memoryHeld + length <= options.memoryBytes) {
+            bodyInMemory = length;
+            memoryHeld += length;
+          }
           await runMultipart(
             multer({ storage: engine, limits: { ...multipartLimits, fileSize: fileSizeLimit, files: 1 }, defParamCharset: 'utf8' }).single('file'),
             req,
             res,
             true,
           );
-          const file = req.file ? { path: req.file.path, size: req.file.size, originalName: req.file.originalname, newTempPath, storedAway } : undefined;
+          const file = req.file ? { input: req.file.buffer ?? req.file.path, size: req.file.size, originalName: req.file.originalname, newTempPath, storedAway } : undefined;
           return { fields: req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {}, file };
         },
         /**
@@ -99,6 +120,8 @@ export function createUploadReceiver(temp: TempFiles) {
          * it): removal waits for every write to end, or the file could appear after it.
          */
         async discard(): Promise<void> {
+          memoryHeld -= bodyInMemory;
+          bodyInMemory = 0;
           await Promise.all(writes);
           await Promise.all(tempFiles.map((tempPath) => temp.removeTemp(tempPath)));
         },

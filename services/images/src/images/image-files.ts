@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { mimeTypeForFormat } from '../media/media-processor';
+import { mimeTypeForFormat, type ImageInput } from '../media/media-processor';
 import type { ObjectStore, OpenedObject } from '../storage/object-store';
 import type { Storage } from '../storage/storage';
 import type { StorageArea } from '../storage/storage-keys';
@@ -24,13 +24,17 @@ export function createImageFiles(storage: Storage, logger: Logger) {
 
   return {
     /**
-     * Stores an upload's objects durably: the original (a temp file) in public/, the thumbnail in
-     * thumbs/. Both are written at once (their waits for the disk or the bucket overlap). It settles
-     * only when both writes have ended, so that a failure's cleanup never races a write still going.
+     * Stores an upload's objects durably: the original (a temp file, which the store takes, or bytes)
+     * in public/, the thumbnail in thumbs/. Both are written at once (their waits for the disk or the
+     * bucket overlap). It settles only when both writes have ended, so that a failure's cleanup never
+     * races a write still going.
      */
-    async storeUpload(image: ImageObjects, originalFile: string, thumbnail: Buffer | null): Promise<void> {
+    async storeUpload(image: ImageObjects, original: ImageInput, thumbnail: Buffer | null): Promise<void> {
       const store = storeOf(image);
-      const writes = [store.putFile('public', image.storageKey, originalFile, mimeTypeForFormat(image.format))];
+      const contentType = mimeTypeForFormat(image.format);
+      const writes = [
+        typeof original === 'string' ? store.putFile('public', image.storageKey, original, contentType) : store.putBytes('public', image.storageKey, original, contentType),
+      ];
       if (thumbnail && image.thumbKey) writes.push(store.putBytes('thumbs', image.thumbKey, thumbnail, 'image/webp'));
       const failed = (await Promise.allSettled(writes)).find((outcome) => outcome.status === 'rejected');
       if (failed) throw failed.reason;

@@ -2,16 +2,16 @@ import type { Logger } from 'pino';
 import type { CategoriesRepository } from '../categories/categories-repository';
 import { AppError } from '../errors/app-error';
 import { Messages } from '../errors/messages';
-import { MediaError, type MediaProcessor } from '../media/media-processor';
+import { MediaError, type ImageInput, type MediaProcessor } from '../media/media-processor';
 import type { Storage } from '../storage/storage';
 import type { UserRow } from '../users/users-repository';
 import type { ImageFiles } from './image-files';
 import type { UploadResult, ImageViews } from './image-views';
 import type { ImagesRepository } from './images-repository';
 
-/** A file as it arrived: already in the store's tmp/, not yet accepted. */
+/** A file as it arrived, not yet accepted: its bytes in memory, or a file in the store's tmp/. */
 export interface ReceivedFile {
-  path: string;
+  input: ImageInput;
   size: number;
   originalName: string;
   /**
@@ -109,9 +109,9 @@ export function createUploadService(deps: UploadServiceDeps) {
     let prepared;
     let thumbnail;
     try {
-      facts = await media.inspect(file.path);
-      prepared = await media.prepare(file.path, facts, { keepMetadata: user.keepMetadata, tempPath: file.newTempPath });
-      thumbnail = await media.makeThumbnail(prepared.path, { ...facts, format: prepared.format }, prepared.size);
+      facts = await media.inspect(file.input);
+      prepared = await media.prepare(file.input, facts, { keepMetadata: user.keepMetadata, tempPath: file.newTempPath });
+      thumbnail = await media.makeThumbnail(prepared.input, { ...facts, format: prepared.format }, prepared.size);
     } catch (error) {
       if (!(error instanceof MediaError)) throw error;
       logger.debug({ reason: error.message }, 'upload refused by media check');
@@ -136,8 +136,8 @@ export function createUploadService(deps: UploadServiceDeps) {
     );
     if (!reserved) throw new AppError(Messages.quotaExceeded, 200);
     try {
-      await files.storeUpload(reserved, prepared.path, thumbnail);
-      file.storedAway(prepared.path);
+      await files.storeUpload(reserved, prepared.input, thumbnail);
+      if (typeof prepared.input === 'string') file.storedAway(prepared.input);
       const stored = await images.completeUpload(reserved.id, idempotencyKey ? views.uploadResult(reserved) : undefined);
       if (!stored) throw new Error(`pending upload ${reserved.id} was recovered as abandoned before it completed`);
       return { image: views.uploadResult(stored), madeThumbnail: thumbnail !== null };

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import sharp, { type Metadata, type SharpOptions } from 'sharp';
-import { MalformedContainerError, stripMetadata } from './metadata-stripper';
+import { MalformedContainerError, stripMetadataBytes, stripMetadataFile } from './metadata-stripper';
 
 export const MAX_INPUT_PIXELS = 50_000_000;
 export const THUMBNAIL_BOX = 400;
@@ -20,9 +20,12 @@ export interface ImageFacts {
   hasMetadata: boolean;
 }
 
-/** The file to store: the upload itself, or a copy without its metadata, or a rendition. */
+/** An image as the media steps take it: the path of a file, or the bytes themselves (an upload received into memory). */
+export type ImageInput = string | Buffer;
+
+/** What to store: the upload itself, or a copy without its metadata, or a rendition (a file). */
 export interface PreparedImage {
-  path: string;
+  input: ImageInput;
   size: number;
   format: ImageFormat;
   extension: string;
@@ -84,8 +87,9 @@ function decodeFailure(error: unknown): MediaError {
   return new MediaError(/pixel limit/i.test(text) ? 'too-many-pixels' : 'corrupt', text);
 }
 
-async function readHead(filePath: string): Promise<Buffer> {
-  const handle = await fs.open(filePath, 'r');
+async function readHead(input: ImageInput): Promise<Buffer> {
+  if (Buffer.isBuffer(input)) return input.subarray(0, 32);
+  const handle = await fs.open(input, 'r');
   try {
     const head = Buffer.alloc(32);
     const { bytesRead } = await handle.read(head, 0, head.length, 0);
@@ -110,12 +114,12 @@ export function createMediaProcessor() {
 
   return {
     /** Decides the type from the bytes and reads the header; does not decode the pixels. */
-    async inspect(filePath: string): Promise<ImageFacts> {
-      if (!hasAcceptedSignature(await readHead(filePath))) throw new MediaError('unsupported', 'signature not accepted');
+    async inspect(input: ImageInput): Promise<ImageFacts> {
+      if (!hasAcceptedSignature(await readHead(input))) throw new MediaError('unsupported', 'signature not accepted');
       let metadata: Metadata;
       try {
         // The header is read without the pixel limit so an oversized image gets its own answer.
-        metadata = await sharp(filePath, { ...inputOptions, limitInputPixels: false }).metadata();
+        metadata = await sharp(input, { ...inputOptions, limitInputPixels: false }).metadata();
       } catch (error) {
         const text = (error as Error).message;
         throw new MediaError(/unsupported image format/i.test(text) ? 'unsupported' : 'corrupt', text);
@@ -147,13 +151,15 @@ export function createMediaProcessor() {
      * quality lost; metadata-stripper.ts); AVIF carrying EXIF/XMP is re-encoded (its container has
      * no cheap way to drop them). TIFF is stored as a lossless PNG and HEIC as a JPEG, which
      * browsers show (both upright, colour profile kept). Orientation and the ICC profile survive
-     * every path. A new file, when one is made, goes to `tempPath()`.
+     * every path. A copy of bytes in memory stays in memory; a copy of a file, and a rendition, go to
+     * a new file at `tempPath()`.
      */
-    async prepare(filePath: string, facts: ImageFacts, options: { keepMetadata: boolean; tempPath: () => string }): Promise<PreparedImage> {
-      const original = { path: filePath, size: (await fs.stat(filePath)).size, format: facts.format, extension: facts.extension, mimeType: facts.mimeType };
+    async prepare(input: ImageInput, facts: ImageFacts, options: { keepMetadata: boolean; tempPath: () => string }): Promise<PreparedImage> {
+      const size = Buffer.isBuffer(input) ? input.length : (await fs.stat(input)).size;
+      const original = { input, size, format: facts.format, extension: facts.extension, mimeType: facts.mimeType };
       const rendition = async (format: 'png' | 'jpeg' | 'avif'): Promise<PreparedImage> => {
         const target = options.tempPath();
-        let pipeline = sharp(filePath, inputOptions).rotate();
+        let pipeline = sharp(input, inputOptions).rotate();
         pipeline = options.keepMetadata ? pipeline.keepMetadata() : pipeline.keepIccProfile();
         if (format === 'png') pipeline = pipeline.png({ compressionLevel: 6 });
         else if (format === 'jpeg') pipeline = pipeline.jpeg({ quality: 92, chromaSubsampling: '4:4:4' });
@@ -164,7 +170,7 @@ export function createMediaProcessor() {
         } catch (error) {
           throw decodeFailure(error);
         }
-        return { path: target, size: info.size, format, ...FORMAT_DETAILS[format] };
+        return { input: target, size: info.size, format, ...FORMAT_DETAILS[format] };
       };
 
       switch (facts.format) {
@@ -177,15 +183,18 @@ export function createMediaProcessor() {
           return facts.hasMetadata && !options.keepMetadata ? rendition('avif') : original;
         default: {
           if (options.keepMetadata) return original;
-          let target: string | undefined;
-          let size: number | null;
           try {
-            size = await stripMetadata(facts.format, filePath, () => (target = options.tempPath()));
+            if (Buffer.isBuffer(input)) {
+              const stripped = await stripMetadataBytes(facts.format, input);
+              return stripped === null ? original : { ...original, input: stripped, size: stripped.length };
+            }
+            let target: string | undefined;
+            const written = await stripMetadataFile(facts.format, input, () => (target = options.tempPath()));
+            return written === null || target === undefined ? original : { ...original, input: target, size: written };
           } catch (error) {
             if (error instanceof MalformedContainerError) throw new MediaError('corrupt', error.message);
             throw error;
           }
-          return size === null || target === undefined ? original : { ...original, path: target, size };
         }
       }
     },
@@ -195,10 +204,10 @@ export function createMediaProcessor() {
      * 400×400, upright per EXIF, never upscaled. Returns null when the original should serve as its
      * own thumbnail because it is already small, browser-viewable and not bigger in bytes.
      */
-    async makeThumbnail(filePath: string, facts: Pick<ImageFacts, 'format' | 'width' | 'height' | 'animated'>, originalBytes: number): Promise<Buffer | null> {
+    async makeThumbnail(input: ImageInput, facts: Pick<ImageFacts, 'format' | 'width' | 'height' | 'animated'>, originalBytes: number): Promise<Buffer | null> {
       let thumbnail: Buffer;
       try {
-        thumbnail = await sharp(filePath, inputOptions)
+        thumbnail = await sharp(input, inputOptions)
           .rotate()
           .resize(THUMBNAIL_BOX, THUMBNAIL_BOX, { fit: 'inside', withoutEnlargement: true })
           .webp({ quality: 80 })

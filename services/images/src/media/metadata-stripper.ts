@@ -10,8 +10,9 @@ import zlib from 'node:zlib';
  * colour profile (ICC), everything the decoder needs, animation, and the EXIF orientation, which is
  * written back as a minimal EXIF block holding that one tag so the picture still displays upright.
  *
- * Files are read piecewise (bounded memory however large the file) and the result is written to a
- * new file; the input is never changed.
+ * A file is read piecewise (bounded memory however large the file) and the result is written to a
+ * new file; bytes in memory (an upload received into memory) give new bytes. The input is never
+ * changed.
  */
 
 /** A part of the output: bytes of the source [start, end), or bytes made here. */
@@ -29,24 +30,38 @@ export class MalformedContainerError extends Error {
 const WINDOW = 64 * 1024;
 const COPY_CHUNK = 1024 * 1024;
 
-/** Positioned reads through a small window, so walking many small headers costs few system calls. */
+/** What the planners read: an open file, or bytes in memory. `read` copies like `FileHandle.read` and returns the count copied. */
+interface ByteSource {
+  readonly size: number;
+  read(buffer: Buffer, offset: number, length: number, position: number): Promise<number>;
+}
+
+function fileSource(handle: fs.FileHandle, size: number): ByteSource {
+  return { size, read: async (buffer, offset, length, position) => (await handle.read(buffer, offset, length, position)).bytesRead };
+}
+
+function memorySource(bytes: Buffer): ByteSource {
+  return { size: bytes.length, read: async (buffer, offset, length, position) => bytes.copy(buffer, offset, position, Math.min(bytes.length, position + length)) };
+}
+
+/** Positioned reads through a small window, so walking many small headers of a file costs few system calls. */
 class SourceReader {
   private windowStart = 0;
   private window = Buffer.alloc(0);
   /** Reused by every step of a scan-data walk (see scanDataEnd); apart from the window. */
   private scanBuffer: Buffer | undefined;
+  readonly size: number;
 
-  constructor(
-    private readonly handle: fs.FileHandle,
-    readonly size: number,
-  ) {}
+  constructor(private readonly source: ByteSource) {
+    this.size = source.size;
+  }
 
   /** Exactly `length` bytes at `position`; throws when the file ends first. */
   async bytes(position: number, length: number): Promise<Buffer> {
     if (position < 0 || position + length > this.size) throw new MalformedContainerError(`unexpected end of file at ${position}`);
     if (position < this.windowStart || position + length > this.windowStart + this.window.length) {
       const buffer = Buffer.alloc(Math.max(length, Math.min(WINDOW, this.size - position)));
-      const { bytesRead } = await this.handle.read(buffer, 0, buffer.length, position);
+      const bytesRead = await this.source.read(buffer, 0, buffer.length, position);
       this.windowStart = position;
       this.window = buffer.subarray(0, bytesRead);
       if (bytesRead < length) throw new MalformedContainerError(`unexpected end of file at ${position}`);
@@ -72,7 +87,7 @@ class SourceReader {
     const buffer = (this.scanBuffer ??= Buffer.allocUnsafe(Math.min(WINDOW, this.size)));
     for (let at = position; at < this.size; ) {
       // One byte of overlap, so a 0xFF at the end of a window still sees its next byte.
-      const { bytesRead } = await this.handle.read(buffer, 0, Math.min(buffer.length, this.size - at), at);
+      const bytesRead = await this.source.read(buffer, 0, Math.min(buffer.length, this.size - at), at);
       if (bytesRead === 0) throw new MalformedContainerError(`unexpected end of file at ${at}`);
       const chunk = buffer.subarray(0, bytesRead);
       for (let ff = chunk.indexOf(0xff); ff !== -1 && ff + 1 < chunk.length; ff = chunk.indexOf(0xff, ff + 1)) {
@@ -368,10 +383,10 @@ function isWholeSource(pieces: Piece[], size: number): boolean {
  * (created; must not exist), and is asked only when there is a copy to write: a path taken for
  * nothing would be one more temp file to remove, whose removal would fail.
  */
-export async function stripMetadata(format: StrippableFormat, source: string, destination: () => string): Promise<number | null> {
+export async function stripMetadataFile(format: StrippableFormat, source: string, destination: () => string): Promise<number | null> {
   const input = await fs.open(source, 'r');
   try {
-    const reader = new SourceReader(input, (await input.stat()).size);
+    const reader = new SourceReader(fileSource(input, (await input.stat()).size));
     const pieces = await PLANNERS[format](reader);
     if (isWholeSource(pieces, reader.size)) return null;
     const output = await fs.open(destination(), 'wx');
@@ -401,4 +416,11 @@ export async function stripMetadata(format: StrippableFormat, source: string, de
   } finally {
     await input.close();
   }
+}
+
+/** `bytes` without their personal metadata, as stripMetadataFile writes them; null when there was nothing to remove. */
+export async function stripMetadataBytes(format: StrippableFormat, bytes: Buffer): Promise<Buffer | null> {
+  const pieces = await PLANNERS[format](new SourceReader(memorySource(bytes)));
+  if (isWholeSource(pieces, bytes.length)) return null;
+  return Buffer.concat(pieces.map((piece) => (Buffer.isBuffer(piece) ? piece : bytes.subarray(piece.start, piece.end))));
 }

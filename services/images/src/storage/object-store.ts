@@ -30,7 +30,7 @@ export interface ObjectStore {
    * place; a bucket uploads it, then removes it). If it fails, the temp file is still the caller's.
    */
   putFile(area: StorageArea, storageKey: string, tempFile: string, contentType: string): Promise<void>;
-  /** Stores bytes made here (a thumbnail) durably under `storageKey`. */
+  /** Stores bytes durably under `storageKey` (a thumbnail, an upload received into memory). */
   putBytes(area: StorageArea, storageKey: string, bytes: Buffer, contentType: string): Promise<void>;
   /** Moves an object between areas; when it returns, it is gone from `from`. */
   move(from: StorageArea, to: StorageArea, storageKey: string): Promise<void>;
