@@ -1,9 +1,9 @@
 /**
  * The media share of an upload, one at a time in one process, with no HTTP, database or disk writes:
  * STEPS=bare runs bare-sharp-steps.ts, as sharp-baseline.ts does (metadata, then the 400×400 WebP
- * thumbnail, from the bytes in memory); STEPS=service runs the images service's media module on the same photo
- * in a file, as an upload does (inspect, prepare: the metadata strip, makeThumbnail), from the built
- * JS. Runs for DURATION_SEC seconds, or OPERATIONS operations, and prints one JSON line:
+ * thumbnail, from the bytes in memory); STEPS=service runs the images service's media module on the same photo's
+ * bytes in memory, as an upload received into memory does (inspect, prepare: the metadata strip,
+ * makeThumbnail), from the built JS. Runs for DURATION_SEC seconds, or OPERATIONS operations, and prints one JSON line:
  * {"operations":n,"seconds":s,"p50Ms":..,"p99Ms":..,"cpuMsPerOperation":..} (the process's CPU, libvips'
  * threads included).
  */
@@ -27,10 +27,10 @@ function serviceSteps(): () => Promise<void> {
   const media = createMediaProcessor();
   let made = 0;
   return async () => {
-    const facts = await media.inspect(file);
-    const prepared = await media.prepare(file, facts, { keepMetadata: false, tempPath: () => path.join(workDir, `prepared-${made++}`) });
-    await media.makeThumbnail(prepared.path, { ...facts, format: prepared.format }, prepared.size);
-    if (prepared.path !== file) rmSync(prepared.path);
+    const facts = await media.inspect(bytes);
+    const prepared = await media.prepare(bytes, facts, { keepMetadata: false, tempPath: () => path.join(workDir, `prepared-${made++}`) });
+    await media.makeThumbnail(prepared.input, { ...facts, format: prepared.format }, prepared.size);
+    if (typeof prepared.input === 'string') rmSync(prepared.input); // a rendition's file
   };
 }
 
