@@ -148,6 +148,21 @@ describe('list', () => {
     const all = await list(user.token, '&keyword=');
     expect(all.body.data.total).toBe(6);
   });
+
+  test('when a keyword search pages through its matches, then each page holds its part, newest first, and a page past the end is empty with the same total', async () => {
+    const user = await createTestUser(svc.db);
+    for (const name of ['beach-1.png', 'other.png', 'beach-2.png', 'beach-3.png']) await upload(user.token, name);
+    const page = async (n: number) => (await list(user.token, `&keyword=BEACH&limit=2&page=${n}`)).body.data;
+    const first = await page(1);
+    expect(first.total).toBe(3);
+    expect(first.list.map((item: { original_name: string }) => item.original_name)).toEqual(['beach-3.png', 'beach-2.png']);
+    const second = await page(2);
+    expect([second.total, second.list.map((item: { original_name: string }) => item.original_name)]).toEqual([3, ['beach-1.png']]);
+    expect(await page(3)).toEqual({ list: [], total: 3, page: 3, limit: 2 });
+    expect(await page(99)).toEqual({ list: [], total: 3, page: 99, limit: 2 });
+    const none = (await list(user.token, '&keyword=nothing&page=2')).body.data;
+    expect([none.list, none.total]).toEqual([[], 0]);
+  });
 });
 
 describe('delete, trash, restore, purge', () => {
