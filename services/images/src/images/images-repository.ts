@@ -109,66 +109,53 @@ function pageOrder(status: ImageStatus): Array<{ column: string; order: 'asc' | 
 }
 
 export function createImagesRepository(db: Knex, options: { namedStatements: boolean } = { namedStatements: true }) {
-  /**
-   * A page of a user's images with its exact total (a sum over the per-category counters), one
-   * statement per status and filter, compiled once. Values: user id, category id (ignored without
-   * the filter), limit, offset.
-   */
-  const pageStatements = new Map<string, ReturnType<typeof preparedStatement>>();
-  const pageWithTotal = (status: ImageStatus, byCategory: boolean) => {
-    const key = `${status}:${byCategory}`;
-    let statement = pageStatements.get(key);
+  /** The list statements, each compiled once, by its shape (see preparedStatement). */
+  const statements = new Map<string, ReturnType<typeof preparedStatement>>();
+  const compiledOnce = (shape: string, build: Parameters<typeof preparedStatement>[1]) => {
+    let statement = statements.get(shape);
     if (!statement) {
-      statement = preparedStatement(
-        db,
-        (param) => {
-          const counters = db('image_counts').where({ user_id: param(0), status });
-          const page = db('images').where({ user_id: param(0), status });
-          if (byCategory) {
-            counters.andWhere('category_id', param(1));
-            page.andWhere('category_id', param(1));
-          }
-          page.orderBy(pageOrder(status)).select(...LISTED_COLUMNS, db.raw('(?) AS counted_total', [counters.select(db.raw('coalesce(sum(count), 0)'))]));
-          // knex's limit() and offset() take numbers only, not a statement's parameters.
-          return db.raw('? LIMIT ? OFFSET ?', [page, param(2), param(3)]);
-        },
-        { named: options.namedStatements },
-      );
-      pageStatements.set(key, statement);
+      statement = preparedStatement(db, build, { named: options.namedStatements });
+      statements.set(shape, statement);
     }
     return statement;
   };
 
   /**
-   * A page of a user's images whose names contain a pattern, with the exact count of all that match,
-   * one statement per status and filter, compiled once. Values: user id, category id (ignored
-   * without the filter), LIKE pattern, limit, offset. Its best plan depends on the pattern, which a
-   * generic plan cannot see; Postgres keeps planning it for each run's values, as it does the list
-   * page (with LIMIT and OFFSET as parameters it prices a generic plan far above a custom one): after
-   * seven runs of a pattern matching 999,950 of a user's 1,000,000 names, pg_prepared_statements
-   * counted 0 generic plans and 7 custom ones, and a rare pattern then took 0.7 ms. The statement saves
-   * knex's building and Postgres' parsing of each search.
+   * A page of a user's images with its exact total (a sum over the per-category counters), one
+   * statement per status and filter. Values: user id, category id (ignored without the filter),
+   * limit, offset.
    */
-  const searchStatements = new Map<string, ReturnType<typeof preparedStatement>>();
-  const searchPage = (status: ImageStatus, byCategory: boolean) => {
-    const key = `${status}:${byCategory}`;
-    let statement = searchStatements.get(key);
-    if (!statement) {
-      statement = preparedStatement(
-        db,
-        (param) => {
-          const matches = db('images').where({ user_id: param(0), status });
-          if (byCategory) matches.andWhere('category_id', param(1));
-          matches.andWhereRaw("lower(original_name) LIKE lower(?) ESCAPE '\\'", [param(2)]);
-          matches.orderBy(pageOrder(status)).select(...LISTED_COLUMNS, db.raw('count(*) OVER () AS matching_total'));
-          return db.raw('? LIMIT ? OFFSET ?', [matches, param(3), param(4)]);
-        },
-        { named: options.namedStatements },
-      );
-      searchStatements.set(key, statement);
-    }
-    return statement;
-  };
+  const pageWithTotal = (status: ImageStatus, byCategory: boolean) =>
+    compiledOnce(`page:${status}:${byCategory}`, (param) => {
+      const counters = db('image_counts').where({ user_id: param(0), status });
+      const page = db('images').where({ user_id: param(0), status });
+      if (byCategory) {
+        counters.andWhere('category_id', param(1));
+        page.andWhere('category_id', param(1));
+      }
+      page.orderBy(pageOrder(status)).select(...LISTED_COLUMNS, db.raw('(?) AS counted_total', [counters.select(db.raw('coalesce(sum(count), 0)'))]));
+      // knex's limit() and offset() take numbers only, not a statement's parameters.
+      return db.raw('? LIMIT ? OFFSET ?', [page, param(2), param(3)]);
+    });
+
+  /**
+   * A page of a user's images whose names contain a pattern, with the exact count of all that match,
+   * one statement per status and filter. Values: user id, category id (ignored without the filter),
+   * LIKE pattern, limit, offset. Its best plan depends on the pattern, which a generic plan cannot
+   * see; Postgres keeps planning it for each run's values, as it does the list page (with LIMIT and
+   * OFFSET as parameters it prices a generic plan far above a custom one): after seven runs of a
+   * pattern matching 999,950 of a user's 1,000,000 names, pg_prepared_statements counted 0 generic
+   * plans and 7 custom ones, and a rare pattern then took 0.7 ms. The statement saves knex's building
+   * and Postgres' parsing of each search.
+   */
+  const searchPage = (status: ImageStatus, byCategory: boolean) =>
+    compiledOnce(`search:${status}:${byCategory}`, (param) => {
+      const matches = db('images').where({ user_id: param(0), status });
+      if (byCategory) matches.andWhere('category_id', param(1));
+      matches.andWhereRaw("lower(original_name) LIKE lower(?) ESCAPE '\\'", [param(2)]);
+      matches.orderBy(pageOrder(status)).select(...LISTED_COLUMNS, db.raw('count(*) OVER () AS matching_total'));
+      return db.raw('? LIMIT ? OFFSET ?', [matches, param(3), param(4)]);
+    });
 
   /** Deletes a row in a step of its own and gives its bytes back to the owner, in one transaction. */
   async function deleteCharged(id: number, status: 'pending' | 'purging'): Promise<ImageRow | null> {
