@@ -10,7 +10,7 @@ import type { TempFiles } from '../storage/temp-files';
 const multipartLimits = { fields: 20, fieldSize: 64 * 1024, parts: 25, headerPairs: 100 };
 
 /** The largest upload body received into memory: a larger one always streams to tmp/, however much memory is free. */
-export const MAX_BODY_IN_MEMORY = 8 * 1024 * 1024;
+const MAX_BODY_IN_MEMORY = 8 * 1024 * 1024;
 
 export interface ReceivedBody {
   fields: Record<string, unknown>;

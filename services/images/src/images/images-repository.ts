@@ -138,6 +138,13 @@ export function createImagesRepository(db: Knex, options: { namedStatements: boo
       return db.raw('? LIMIT ? OFFSET ?', [page, param(2), param(3)]);
     });
 
+  /** A user's images in a status (and category) whose names match a LIKE pattern: values or a statement's parameters. */
+  const keywordMatches = (userId: Knex.Value, status: ImageStatus, categoryId: Knex.Value | undefined, pattern: Knex.Value) => {
+    const matches = db('images').where({ user_id: userId, status });
+    if (categoryId !== undefined) matches.andWhere('category_id', categoryId);
+    return matches.andWhereRaw("lower(original_name) LIKE lower(?) ESCAPE '\\'", [pattern]);
+  };
+
   /**
    * A page of a user's images whose names contain a pattern, with the exact count of all that match,
    * one statement per status and filter. Values: user id, category id (ignored without the filter),
@@ -150,9 +157,7 @@ export function createImagesRepository(db: Knex, options: { namedStatements: boo
    */
   const searchPage = (status: ImageStatus, byCategory: boolean) =>
     compiledOnce(`search:${status}:${byCategory}`, (param) => {
-      const matches = db('images').where({ user_id: param(0), status });
-      if (byCategory) matches.andWhere('category_id', param(1));
-      matches.andWhereRaw("lower(original_name) LIKE lower(?) ESCAPE '\\'", [param(2)]);
+      const matches = keywordMatches(param(0), status, byCategory ? param(1) : undefined, param(2));
       matches.orderBy(pageOrder(status)).select(...LISTED_COLUMNS, db.raw('count(*) OVER () AS matching_total'));
       return db.raw('? LIMIT ? OFFSET ?', [matches, param(3), param(4)]);
     });
@@ -312,10 +317,8 @@ export function createImagesRepository(db: Knex, options: { namedStatements: boo
         const rows = await searchPage(filter.status, filter.categoryId !== undefined)([filter.userId, filter.categoryId ?? null, pattern, filter.limit, filter.offset]);
         if (rows.length > 0) return { rows: rows.map(toListed), total: Number(rows[0]!.matching_total) };
         if (filter.offset === 0) return { rows: [], total: 0 };
-        const matches = db('images').where({ user_id: filter.userId, status: filter.status });
-        if (filter.categoryId !== undefined) matches.andWhere('category_id', filter.categoryId);
-        matches.andWhereRaw("lower(original_name) LIKE lower(?) ESCAPE '\\'", [pattern]);
-        const [counted] = await matches.count({ count: '*' }); // a page past the end still tells the total
+        // A page past the end still tells the total.
+        const [counted] = await keywordMatches(filter.userId, filter.status, filter.categoryId, pattern).count({ count: '*' });
         return { rows: [], total: Number((counted as { count: unknown } | undefined)?.count ?? 0) };
       }
       // The page and its total in one round trip: the total is a subquery over the counters.
