@@ -231,6 +231,35 @@ describe('delete, trash, restore, purge', () => {
     expect((await imageRows(svc.db))[0]).toMatchObject({ status: 'stored' });
   });
 
+  test('when the bin pages through its items, then they come most recently deleted first, and a page past the end is empty with the same total', async () => {
+    const user = await createTestUser(svc.db);
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i += 1) ids.push((await upload(user.token, `bin${i}.png`)).id);
+    // Deleted in the order 2, 0, 1 (deleted_at set apart, so the order does not hang on one clock tick).
+    for (const [n, index] of [2, 0, 1].entries()) {
+      await request(svc.app).post(`${API}?action=delete`).set('X-API-Token', user.token).send({ id: ids[index] });
+      await svc.db('images').where({ id: ids[index] }).update({ deleted_at: new Date(Date.UTC(2026, 0, 1, 0, n)) });
+    }
+    const trash = async (query: string) => (await request(svc.app).get(`${API}?action=trash${query}`).set('X-API-Token', user.token)).body.data;
+    const first = await trash('&limit=2');
+    expect([first.total, first.list.map((item: { id: number }) => item.id)]).toEqual([3, [ids[1], ids[0]]]);
+    expect((await trash('&limit=2&page=2')).list.map((item: { id: number }) => item.id)).toEqual([ids[2]]);
+    expect(await trash('&limit=2&page=3')).toEqual({ list: [], total: 3, page: 3, limit: 2 });
+    expect(await trash('&keyword=BIN&limit=2&page=5')).toEqual({ list: [], total: 3, page: 5, limit: 2 });
+  });
+
+  test('when a category is filtered past its last page, with or without a keyword, then the list is empty with the category\'s total', async () => {
+    const user = await createTestUser(svc.db);
+    const cat = await request(svc.app).post(`${API}?action=create_category`).set('X-API-Token', user.token).send({ name: 'trips' });
+    for (const name of ['trip-a.png', 'trip-b.png']) await upload(user.token, name, 'tiny.png', cat.body.data.id);
+    await upload(user.token, 'trip-home.png');
+    const query = `&category_id=${cat.body.data.id}&limit=1`;
+    expect((await list(user.token, `${query}&page=2`)).body.data).toMatchObject({ total: 2, list: [{ original_name: 'trip-a.png' }] });
+    expect((await list(user.token, `${query}&page=3`)).body.data).toEqual({ list: [], total: 2, page: 3, limit: 1 });
+    expect((await list(user.token, `${query}&keyword=TRIP&page=3`)).body.data).toEqual({ list: [], total: 2, page: 3, limit: 1 });
+    expect((await list(user.token, `${query}&keyword=home&page=1`)).body.data).toEqual({ list: [], total: 0, page: 1, limit: 1 });
+  });
+
   test('when an image is in the bin, then trash lists it with its delete and purge times', async () => {
     const user = await createTestUser(svc.db);
     const image = await upload(user.token, 'gone.png');

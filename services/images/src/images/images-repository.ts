@@ -108,6 +108,13 @@ function pageOrder(status: ImageStatus): Array<{ column: string; order: 'asc' | 
     : [{ column: 'id', order: 'desc' }];
 }
 
+/** The same order as SQL over the columns of a subquery named `page`, for a statement's outer ORDER BY. */
+function orderOfPage(status: ImageStatus): string {
+  return pageOrder(status)
+    .map(({ column, order }) => `page.${column} ${order.toUpperCase()}`)
+    .join(', ');
+}
+
 export function createImagesRepository(db: Knex, options: { namedStatements: boolean } = { namedStatements: true }) {
   /** The list statements, each compiled once, by its shape (see preparedStatement). */
   const statements = new Map<string, ReturnType<typeof preparedStatement>>();
@@ -122,8 +129,9 @@ export function createImagesRepository(db: Knex, options: { namedStatements: boo
 
   /**
    * A page of a user's images with its exact total (a sum over the per-category counters), one
-   * statement per status and filter. Values: user id, category id (ignored without the filter),
-   * limit, offset.
+   * statement per status and filter. The totals' one row is joined to the page, so a page past the end
+   * still answers one row: the total, with the page's columns null. Values: user id, category id
+   * (ignored without the filter), limit, offset.
    */
   const pageWithTotal = (status: ImageStatus, byCategory: boolean) =>
     compiledOnce(`page:${status}:${byCategory}`, (param) => {
@@ -133,9 +141,14 @@ export function createImagesRepository(db: Knex, options: { namedStatements: boo
         counters.andWhere('category_id', param(1));
         page.andWhere('category_id', param(1));
       }
-      page.orderBy(pageOrder(status)).select(...LISTED_COLUMNS, db.raw('(?) AS counted_total', [counters.select(db.raw('coalesce(sum(count), 0)'))]));
+      page.orderBy(pageOrder(status)).select(...LISTED_COLUMNS);
       // knex's limit() and offset() take numbers only, not a statement's parameters.
-      return db.raw('? LIMIT ? OFFSET ?', [page, param(2), param(3)]);
+      return db.raw(`SELECT page.*, totals.total FROM (?) AS totals LEFT JOIN LATERAL (? LIMIT ? OFFSET ?) AS page ON true ORDER BY ${orderOfPage(status)}`, [
+        counters.select(db.raw('coalesce(sum(count), 0) AS total')),
+        page,
+        param(2),
+        param(3),
+      ]);
     });
 
   /** A user's images in a status (and category) whose names match a LIKE pattern: values or a statement's parameters. */
@@ -148,8 +161,11 @@ export function createImagesRepository(db: Knex, options: { namedStatements: boo
   /**
    * A page of a user's images whose names contain a pattern, with the exact count of all that match,
    * one statement per status and filter. Values: user id, category id (ignored without the filter),
-   * LIKE pattern, limit, offset. Its best plan depends on the pattern, which a generic plan cannot
-   * see; Postgres keeps planning it for each run's values, as it does the list page (with LIMIT and
+   * LIKE pattern, limit, offset. The page counts its matches in the same pass (a window over them,
+   * which the trigram index finds). Joined to one row, a page past the end still answers one row, with
+   * the page's columns null; only then are the matches counted on their own, and not at all for a first
+   * page (nothing matched: 0). Its best plan depends on the pattern, which a generic plan cannot see;
+   * Postgres keeps planning it for each run's values, as it does the list page (with LIMIT and
    * OFFSET as parameters it prices a generic plan far above a custom one): after seven runs of a
    * pattern matching 999,950 of a user's 1,000,000 names, pg_prepared_statements counted 0 generic
    * plans and 7 custom ones, and a rare pattern then took 0.7 ms. The statement saves knex's building
@@ -157,9 +173,15 @@ export function createImagesRepository(db: Knex, options: { namedStatements: boo
    */
   const searchPage = (status: ImageStatus, byCategory: boolean) =>
     compiledOnce(`search:${status}:${byCategory}`, (param) => {
-      const matches = keywordMatches(param(0), status, byCategory ? param(1) : undefined, param(2));
-      matches.orderBy(pageOrder(status)).select(...LISTED_COLUMNS, db.raw('count(*) OVER () AS matching_total'));
-      return db.raw('? LIMIT ? OFFSET ?', [matches, param(3), param(4)]);
+      const matches = () => keywordMatches(param(0), status, byCategory ? param(1) : undefined, param(2));
+      const page = matches()
+        .orderBy(pageOrder(status))
+        .select(...LISTED_COLUMNS, db.raw('count(*) OVER () AS matching_total'));
+      return db.raw(
+        `SELECT page.*, coalesce(page.matching_total, CASE WHEN ?::bigint = 0 THEN 0 ELSE (?) END) AS total
+         FROM (SELECT 1) AS one LEFT JOIN LATERAL (? LIMIT ? OFFSET ?) AS page ON true ORDER BY ${orderOfPage(status)}`,
+        [param(4), matches().count('*'), page, param(3), param(4)],
+      );
     });
 
   /** Deletes a row in a step of its own and gives its bytes back to the owner, in one transaction. */
@@ -310,24 +332,12 @@ export function createImagesRepository(db: Knex, options: { namedStatements: boo
      * counted through the trigram index, over the matching rows only.
      */
     async list(filter: ListFilter): Promise<{ rows: ListedImage[]; total: number }> {
-      if (filter.keyword !== undefined && filter.keyword !== '') {
-        // Page and exact total in one pass over the matches, which the trigram index finds: a page query
-        // on its own could walk the user's whole id index looking for a few rare matches.
-        const pattern = containsPattern(filter.keyword);
-        const rows = await searchPage(filter.status, filter.categoryId !== undefined)([filter.userId, filter.categoryId ?? null, pattern, filter.limit, filter.offset]);
-        if (rows.length > 0) return { rows: rows.map(toListed), total: Number(rows[0]!.matching_total) };
-        if (filter.offset === 0) return { rows: [], total: 0 };
-        // A page past the end still tells the total.
-        const [counted] = await keywordMatches(filter.userId, filter.status, filter.categoryId, pattern).count({ count: '*' });
-        return { rows: [], total: Number((counted as { count: unknown } | undefined)?.count ?? 0) };
-      }
-      // The page and its total in one round trip: the total is a subquery over the counters.
-      const rows = await pageWithTotal(filter.status, filter.categoryId !== undefined)([filter.userId, filter.categoryId ?? null, filter.limit, filter.offset]);
-      if (rows.length > 0) return { rows: rows.map(toListed), total: Number(rows[0]!.counted_total) };
-      const counters = db('image_counts').where({ user_id: filter.userId, status: filter.status });
-      if (filter.categoryId !== undefined) counters.andWhere('category_id', filter.categoryId);
-      const [summed] = await counters.select(db.raw('coalesce(sum(count), 0) AS total')); // a page past the end (or none at all) still tells the total
-      return { rows: [], total: Number((summed as { total: unknown } | undefined)?.total ?? 0) };
+      const rows =
+        filter.keyword !== undefined && filter.keyword !== ''
+          ? await searchPage(filter.status, filter.categoryId !== undefined)([filter.userId, filter.categoryId ?? null, containsPattern(filter.keyword), filter.limit, filter.offset])
+          : await pageWithTotal(filter.status, filter.categoryId !== undefined)([filter.userId, filter.categoryId ?? null, filter.limit, filter.offset]);
+      // Always one row at least: a page past the end (or of nothing) is one row of the total alone.
+      return { rows: rows.filter((row) => row.id !== null).map(toListed), total: Number(rows[0]!.total) };
     },
 
     async findBinnedIds(options: { deletedBefore?: Date; userId?: number; limit: number }): Promise<number[]> {
