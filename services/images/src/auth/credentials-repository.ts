@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { preparedStatement } from '../db/prepared-read';
+import { preparedStatement } from '../db/prepared-statement';
 import { toUser, userColumns, type UserRow } from '../users/users-repository';
 
 export type CredentialKind = 'account' | 'named' | 'session';

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { StorageBackend } from '../storage/object-store';
-import { preparedStatement } from '../db/prepared-read';
+import { preparedStatement } from '../db/prepared-statement';
 
 /**
  * stored and binned are where images live; the others are steps in progress, each between two
@@ -184,35 +184,16 @@ export function createImagesRepository(db: Knex, options: { namedStatements: boo
       );
     });
 
-  /** Deletes a row in a step of its own and gives its bytes back to the owner, in one transaction. */
-  async function deleteCharged(id: number, status: 'pending' | 'purging'): Promise<ImageRow | null> {
-    return db.transaction(async (trx) => {
-      const [row] = await trx('images').where({ id, status }).delete().returning('*');
-      if (!row) return null;
-      const image = toImage(row);
-      await trx('idempotency_keys').where({ image_id: image.id }).delete();
-      await trx('users')
-        .where('id', image.userId)
-        .update({ used_bytes: trx.raw('GREATEST(used_bytes - ?, 0)', [image.fileSize]) });
-      return image;
-    });
-  }
-
-  return {
-    /**
-     * Charges the owner's quota and records the upload as pending, in one transaction, before any file
-     * is written. The charge is one conditional update, so concurrent uploads never overshoot the
-     * quota. A claimed idempotency key is tied to the row. Null, with nothing changed, when the bytes
-     * do not fit.
-     */
-    /**
-     * Charges the quota and records the upload as pending, in one statement (so one round trip, and
-     * atomic): the charge is a conditional update that cannot overshoot the quota under concurrency,
-     * and the row exists only if the charge was made. A null category is the user's default. Null
-     * when the quota has no room.
-     */
-    async reserveUpload(image: NewImage, idempotencyKey?: string): Promise<ImageRow | null> {
-      const result = await db.raw<{ rows: Record<string, unknown>[] }>(
+  /**
+   * The two writes of every upload, as prepared statements (see preparedStatement): Postgres parses
+   * each once per connection, and plans it once it settles on a generic plan. Values: size, user id,
+   * category id (null: the default), storage key, thumbnail key, backend, format, original name,
+   * width, height, idempotency key (or null).
+   */
+  const reserveStatement = preparedStatement(
+    db,
+    (param) =>
+      db.raw(
         `WITH charged AS (
            UPDATE users SET used_bytes = used_bytes + :size
            WHERE id = :userId AND used_bytes + :size <= (SELECT quota_bytes FROM groups WHERE groups.id = users.group_id)
@@ -229,35 +210,78 @@ export function createImagesRepository(db: Knex, options: { namedStatements: boo
          )
          SELECT * FROM reserved`,
         {
-          size: image.fileSize,
-          userId: image.userId,
-          categoryId: image.categoryId,
-          storageKey: image.storageKey,
-          thumbKey: image.thumbKey,
-          storageBackend: image.storageBackend,
-          format: image.format,
-          originalName: image.originalName,
-          width: image.width,
-          height: image.height,
-          idempotencyKey: idempotencyKey ?? null,
+          size: param(0),
+          userId: param(1),
+          categoryId: param(2),
+          storageKey: param(3),
+          thumbKey: param(4),
+          storageBackend: param(5),
+          format: param(6),
+          originalName: param(7),
+          width: param(8),
+          height: param(9),
+          idempotencyKey: param(10),
         },
-      );
-      const row = result.rows[0];
-      return row ? toImage(row) : null;
-    },
-
-    /** Its files are durable: the pending upload becomes a stored image (and its idempotency result is kept). Null if recovery took it. */
-    async completeUpload(id: number, idempotencyResult?: unknown): Promise<ImageRow | null> {
-      const result = await db.raw<{ rows: Record<string, unknown>[] }>(
+      ),
+    { named: options.namedStatements },
+  );
+  /** Values: image id, idempotency result as JSON text (or null). */
+  const completeStatement = preparedStatement(
+    db,
+    (param) =>
+      db.raw(
         `WITH stored AS (
            UPDATE images SET status = 'stored', status_changed_at = now() WHERE id = :id AND status = 'pending' RETURNING *
          ), kept AS (
            UPDATE idempotency_keys SET result = :result::jsonb WHERE :result::jsonb IS NOT NULL AND image_id = :id AND EXISTS (SELECT 1 FROM stored)
          )
          SELECT * FROM stored`,
-        { id, result: idempotencyResult === undefined ? null : JSON.stringify(idempotencyResult) },
-      );
-      const row = result.rows[0];
+        { id: param(0), result: param(1) },
+      ),
+    { named: options.namedStatements },
+  );
+
+  /** Deletes a row in a step of its own and gives its bytes back to the owner, in one transaction. */
+  async function deleteCharged(id: number, status: 'pending' | 'purging'): Promise<ImageRow | null> {
+    return db.transaction(async (trx) => {
+      const [row] = await trx('images').where({ id, status }).delete().returning('*');
+      if (!row) return null;
+      const image = toImage(row);
+      await trx('idempotency_keys').where({ image_id: image.id }).delete();
+      await trx('users')
+        .where('id', image.userId)
+        .update({ used_bytes: trx.raw('GREATEST(used_bytes - ?, 0)', [image.fileSize]) });
+      return image;
+    });
+  }
+
+  return {
+    /**
+     * Charges the quota and records the upload as pending, in one statement (so one round trip, and
+     * atomic): the charge is a conditional update that cannot overshoot the quota under concurrency,
+     * and the row exists only if the charge was made. A null category is the user's default. A claimed
+     * idempotency key is tied to the row. Null, with nothing changed, when the quota has no room.
+     */
+    async reserveUpload(image: NewImage, idempotencyKey?: string): Promise<ImageRow | null> {
+      const [row] = await reserveStatement([
+        image.fileSize,
+        image.userId,
+        image.categoryId,
+        image.storageKey,
+        image.thumbKey,
+        image.storageBackend,
+        image.format,
+        image.originalName,
+        image.width,
+        image.height,
+        idempotencyKey ?? null,
+      ]);
+      return row ? toImage(row) : null;
+    },
+
+    /** Its files are durable: the pending upload becomes a stored image (and its idempotency result is kept). Null if recovery took it. */
+    async completeUpload(id: number, idempotencyResult?: unknown): Promise<ImageRow | null> {
+      const [row] = await completeStatement([id, idempotencyResult === undefined ? null : JSON.stringify(idempotencyResult)]);
       return row ? toImage(row) : null;
     },
 

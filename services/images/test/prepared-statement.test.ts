@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 import { createCredentialsRepository } from '../src/auth/credentials-repository';
 import { hashToken } from '../src/auth/tokens';
-import { preparedStatement } from '../src/db/prepared-read';
+import { preparedStatement } from '../src/db/prepared-statement';
 import { createImagesRepository } from '../src/images/images-repository';
-import { createTestUser, realDatabaseUrl, userAdminFor } from './support/harness';
+import { createTestUser, realDatabaseUrl, usedBytes, userAdminFor } from './support/harness';
 import { openTestDatabase } from './support/test-database';
 
 let database: { db: Knex; drop(): Promise<void> };
@@ -89,6 +89,59 @@ test('when a page is read, then its rows and exact total match the table as it i
   },
 );
 
+(realDatabaseUrl ? test : test.skip)(
+  "on a Postgres server, when uploads are reserved and completed again and again, then both writes are named statements and each run charges, refuses and completes by its own values",
+  async () => {
+    const db = (await import('knex')).default({ client: 'pg', connection: (database.db.client.config as { connection: string }).connection, pool: { min: 1, max: 1 } });
+    try {
+      await db('groups').insert({ name: 'prepared_writes', max_file_size: 1000, quota_bytes: 1000 });
+      const user = await createTestUser(db, 'prepared_writes', 'prepared_writes');
+      const images = createImagesRepository(db);
+      const reserve = (n: number, fileSize: number, idempotencyKey?: string) =>
+        images.reserveUpload(
+          {
+            userId: user.id,
+            categoryId: null,
+            storageKey: `2026/11/25/prepared-${n}.png`,
+            thumbKey: n % 2 === 0 ? `2026/11/25/prepared-${n}.webp` : null,
+            storageBackend: 'local',
+            format: 'png',
+            originalName: `p${n}.png`,
+            fileSize,
+            width: n,
+            height: n + 1,
+          },
+          idempotencyKey,
+        );
+      // Eight runs of each: past the five after which Postgres may plan a statement once, generically.
+      const reserved = [];
+      for (let n = 1; n <= 8; n += 1) reserved.push(await reserve(n, 100));
+      expect(reserved.map((row) => [row?.originalName, row?.width, row?.thumbKey, row?.status])).toEqual(
+        [1, 2, 3, 4, 5, 6, 7, 8].map((n) => [`p${n}.png`, n, n % 2 === 0 ? `2026/11/25/prepared-${n}.webp` : null, 'pending']),
+      );
+      for (const row of reserved.slice(0, 7)) expect((await images.completeUpload(row!.id))?.status).toBe('stored');
+      // 800 of 1000 bytes used: 201 more is refused with nothing changed, 200 fits.
+      expect(await reserve(9, 201)).toBeNull();
+      expect(await usedBytes(db, user.id)).toBe(800);
+      expect(await images.claimIdempotencyKey(user.id, 'prepared-key')).toBe(true);
+      const keyed = await reserve(10, 200, 'prepared-key');
+      expect(await usedBytes(db, user.id)).toBe(1000);
+      expect((await images.completeUpload(keyed!.id, { id: keyed!.id }))?.status).toBe('stored');
+      expect(await images.findIdempotencyClaim(user.id, 'prepared-key')).toEqual({ found: true, completedImageId: keyed!.id });
+      // Recovery took the last pending one: completing it finds nothing.
+      await db('images').where({ id: reserved[7]!.id }).delete();
+      expect(await images.completeUpload(reserved[7]!.id)).toBeNull();
+      const { rows } = await db.raw("SELECT statement FROM pg_prepared_statements WHERE name LIKE 'r\\_%' AND statement LIKE 'WITH%' ORDER BY statement");
+      expect(rows.map((row: { statement: string }) => row.statement.replace(/\s+/g, ' ').slice(0, 40))).toEqual([
+        'WITH charged AS ( UPDATE users SET used_',
+        'WITH stored AS ( UPDATE images SET statu',
+      ]);
+    } finally {
+      await db.destroy();
+    }
+  },
+);
+
 (realDatabaseUrl ? test : test.skip)('on a Postgres server, when knex drops a parameter (limit() takes numbers only), then the statement is refused as it is made', () => {
   const { db } = database;
   expect(() => preparedStatement(db, (param) => db('groups').limit(param(0) as number).select('id'))).toThrow(/parameter\(s\) 0 did not reach the SQL/);
@@ -124,7 +177,7 @@ test('inside a transaction, a prepared read runs on the transaction\'s connectio
 });
 
 (realDatabaseUrl ? test : test.skip)(
-  'on a Postgres server with named statements off (a pooler that cannot carry them), when reads run, then they answer the same and leave no statement on the connection',
+  "on a Postgres server with named statements off (a pooler that cannot carry them), when reads and an upload's writes run, then they answer the same and leave no statement on the connection",
   async () => {
     const db = (await import('knex')).default({ client: 'pg', connection: (database.db.client.config as { connection: string }).connection, pool: { min: 1, max: 1 } });
     try {
@@ -133,6 +186,20 @@ test('inside a transaction, a prepared read runs on the transaction\'s connectio
       const images = createImagesRepository(db, { namedStatements: false });
       expect((await credentials.findLive(hashToken(user.token), new Date()))?.user.id).toBe(user.id);
       expect(await images.list({ userId: user.id, status: 'stored', limit: 20, offset: 0 })).toEqual({ rows: [], total: 0 });
+      const reserved = await images.reserveUpload({
+        userId: user.id,
+        categoryId: null,
+        storageKey: '2026/11/25/unnamed.png',
+        thumbKey: null,
+        storageBackend: 'local',
+        format: 'png',
+        originalName: 'unnamed.png',
+        fileSize: 10,
+        width: 1,
+        height: 1,
+      });
+      expect((await images.completeUpload(reserved!.id))?.status).toBe('stored');
+      expect(await usedBytes(db, user.id)).toBe(10);
       const { rows } = await db.raw('SELECT count(*)::int AS statements FROM pg_prepared_statements');
       expect(rows).toEqual([{ statements: 0 }]);
     } finally {
