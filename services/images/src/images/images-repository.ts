@@ -151,7 +151,7 @@ export function createImagesRepository(db: Knex, options: { namedStatements: boo
       ]);
     });
 
-  /** A user's images in a status (and category) whose names match a LIKE pattern: values or a statement's parameters. */
+  /** A user's images in a status (and category) whose names match a LIKE pattern; the keyword page uses it twice, for its page and for the count of a page past the end. */
   const keywordMatches = (userId: Knex.Value, status: ImageStatus, categoryId: Knex.Value | undefined, pattern: Knex.Value) => {
     const matches = db('images').where({ user_id: userId, status });
     if (categoryId !== undefined) matches.andWhere('category_id', categoryId);
