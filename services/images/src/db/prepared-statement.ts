@@ -27,10 +27,10 @@ async function execute(db: Knex, statement: { name?: string; text: string }, val
 
 /**
  * A statement that requests make over and over (the credential lookup, a list page, an upload's two
- * writes), as a named prepared statement on a Postgres server: knex builds and compiles it once, each pooled connection parses it
- * once, and each run only binds its values and executes. `build` puts `param(i)` where the i-th value
- * of a run goes. On embedded PGlite (one in-process connection) it is built with each run's values
- * and runs as an ordinary query. `named: false` (DATABASE_PREPARED_STATEMENTS=false, for a pooler that
+ * writes), as a named prepared statement on a Postgres server: knex builds and compiles it once, each
+ * pooled connection parses it once, and each run only binds its values and executes. `build` puts
+ * `param(i)` where the i-th value of a run goes. On embedded PGlite (one in-process connection) it is
+ * built with each run's values and runs as an ordinary query. `named: false` (DATABASE_PREPARED_STATEMENTS=false, for a pooler that
  * cannot carry named statements) keeps the one compilation but sends each run unnamed.
  */
 export function preparedStatement(

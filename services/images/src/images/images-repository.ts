@@ -151,13 +151,6 @@ export function createImagesRepository(db: Knex, options: { namedStatements: boo
       ]);
     });
 
-  /** A user's images in a status (and category) whose names match a LIKE pattern; the keyword page uses it twice, for its page and for the count of a page past the end. */
-  const keywordMatches = (userId: Knex.Value, status: ImageStatus, categoryId: Knex.Value | undefined, pattern: Knex.Value) => {
-    const matches = db('images').where({ user_id: userId, status });
-    if (categoryId !== undefined) matches.andWhere('category_id', categoryId);
-    return matches.andWhereRaw("lower(original_name) LIKE lower(?) ESCAPE '\\'", [pattern]);
-  };
-
   /**
    * A page of a user's images whose names contain a pattern, with the exact count of all that match,
    * one statement per status and filter. Values: user id, category id (ignored without the filter),
@@ -173,7 +166,12 @@ export function createImagesRepository(db: Knex, options: { namedStatements: boo
    */
   const searchPage = (status: ImageStatus, byCategory: boolean) =>
     compiledOnce(`search:${status}:${byCategory}`, (param) => {
-      const matches = () => keywordMatches(param(0), status, byCategory ? param(1) : undefined, param(2));
+      // The user's images in the status (and category) whose names match: for the page, and for the count of a page past the end.
+      const matches = () => {
+        const query = db('images').where({ user_id: param(0), status });
+        if (byCategory) query.andWhere('category_id', param(1));
+        return query.andWhereRaw("lower(original_name) LIKE lower(?) ESCAPE '\\'", [param(2)]);
+      };
       const page = matches()
         .orderBy(pageOrder(status))
         .select(...LISTED_COLUMNS, db.raw('count(*) OVER () AS matching_total'));
