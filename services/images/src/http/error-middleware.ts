@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError } from '../errors/app-error';
 import { Messages } from '../errors/messages';
-import { fail } from './envelope';
+import { fail, sendEnvelope } from './envelope';
 import { requestLog } from './request-logging';
 
 /** Any path no route answers. */
@@ -31,14 +31,14 @@ export const errorMiddleware: ErrorRequestHandler = (error, req, res, _next) => 
   }
   const expected = error instanceof AppError ? error : bodyRefusal(error ?? {});
   if (expected) {
-    res.set(expected.headers).status(expected.status).json(fail(expected.message));
+    sendEnvelope(res.set(expected.headers).status(expected.status), fail(expected.message));
     return;
   }
   if (isStorageFull(error)) {
     requestLog(req)?.error({ err: error }, 'storage full: the request was refused and undone');
-    res.status(507).json(fail(Messages.storageFull));
+    sendEnvelope(res.status(507), fail(Messages.storageFull));
     return;
   }
   requestLog(req)?.error({ err: error }, 'unexpected fault');
-  res.status(500).json(fail(Messages.internalError));
+  sendEnvelope(res.status(500), fail(Messages.internalError));
 };

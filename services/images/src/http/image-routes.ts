@@ -17,7 +17,7 @@ import { createAccountActions } from './account-actions';
 import type { ActionHandler } from './actions';
 import { createAdminActions } from './admin-actions';
 import { confirmationPage, DELETION_PAGE_HEADERS, deletedPage, goneLinkPage } from './deletion-page';
-import { fail, ok } from './envelope';
+import { ok, sendEnvelope } from './envelope';
 import { createImageActions } from './image-actions';
 import {
   ACTIONS,
@@ -113,7 +113,7 @@ export function createImageRoutes(deps: ImageRoutesDeps): express.Router {
       // Before any answer goes out: a client that reads the answer finds nothing left in tmp/.
       await receipt.discard();
     }
-    res.json(ok(Messages.uploaded, outcome.image));
+    sendEnvelope(res, ok(Messages.uploaded, outcome.image));
   }
 
   router.all('/api/image.php', async (req, res) => {
@@ -146,7 +146,7 @@ export function createImageRoutes(deps: ImageRoutesDeps): express.Router {
       return;
     }
     if (answer.headers) res.set(answer.headers);
-    res.json(ok(answer.message, answer.data));
+    sendEnvelope(res, ok(answer.message, answer.data));
   });
 
   router.get('/api/thumb.php', async (req, res) => {
