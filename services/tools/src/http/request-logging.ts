@@ -1,20 +1,49 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import querystring from 'node:querystring';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 
 // This file is the same in both services (DESIGN: each owns its glue, no shared package).
 
-/** Where a request keeps its logger (see requestLog). */
+/** Where a request keeps its RequestLogState (see requestLog). */
 const requestLogs: unique symbol = Symbol('requestLog');
+
+/**
+ * What requestLogging keeps on each request, for requestLog(req) and for the line written when the
+ * response ends: one object of one shape, so a request costs no closures of its own.
+ */
+class RequestLogState {
+  /** The logger bound to the request, once something has asked for it. */
+  logger: Logger | undefined = undefined;
+  /** The request's line is written (its end is seen by up to three events). */
+  ended = false;
+  constructor(
+    readonly base: Logger,
+    readonly redactSecrets: (url: string) => string,
+    readonly id: string,
+    readonly url: string,
+    readonly started: number,
+  ) {}
+}
 
 declare module 'http' {
   interface IncomingMessage {
     /** The request id (nginx's X-Request-Id, or a new one). */
     id?: string;
-    [requestLogs]?: { logger: Logger | undefined; make: () => Logger };
+    [requestLogs]?: RequestLogState;
   }
+}
+
+/** The `req` of a request's log lines: no header but the user agent, secret query parameters redacted. */
+function requestFields(req: IncomingMessage, state: RequestLogState) {
+  return {
+    id: state.id,
+    method: req.method,
+    url: state.redactSecrets(state.url),
+    remoteAddress: req.socket?.remoteAddress,
+    userAgent: req.headers['user-agent'],
+  };
 }
 
 /**
@@ -24,7 +53,7 @@ declare module 'http' {
 export function requestLog(req: IncomingMessage): Logger | undefined {
   const state = req[requestLogs];
   if (!state) return undefined;
-  return (state.logger ??= state.make());
+  return (state.logger ??= state.base.child({ req: requestFields(req, state) }));
 }
 
 const REQUEST_ID = /^[\w.:@-]{1,128}$/;
@@ -93,40 +122,30 @@ export function requestLogging(logger: Logger, secretNames: readonly string[]): 
     const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.setHeader('X-Request-Id', id);
     req.id = id;
-    const started = Date.now();
-    const url = req.originalUrl ?? req.url;
-    const requestFields = () => ({
-      id,
-      method: req.method,
-      url: redactSecrets(url),
-      remoteAddress: req.socket?.remoteAddress,
-      userAgent: req.headers['user-agent'],
-    });
-    // A data property on each request, read through requestLog(req): cheaper than defining an
-    // accessor (a new getter) on every request object, as this once did.
-    const state = { logger: undefined as Logger | undefined, make: () => logger.child({ req: requestFields() }) };
-    req[requestLogs] = state;
+    req[requestLogs] = new RequestLogState(logger, redactSecrets, id, req.originalUrl ?? req.url, Date.now());
     if (!PROBES.has(req.url)) {
-      const done = (error?: unknown) => {
-        res.removeListener('close', done);
-        res.removeListener('finish', done);
-        res.removeListener('error', done);
-        const fields = {
-          ...(state.logger ? {} : { req: requestFields() }),
-          res: { statusCode: res.headersSent ? res.statusCode : null },
-          responseTime: Date.now() - started,
-        };
-        const log = state.logger ?? logger;
-        if (error || res.statusCode >= 500) {
-          log.error({ ...fields, err: error ?? new Error(`failed with status code ${res.statusCode}`) }, 'request errored');
-        } else {
-          log.info(fields, !req.readableAborted && res.writableEnded ? 'request completed' : 'request aborted');
-        }
-      };
-      res.on('close', done);
-      res.on('finish', done);
-      res.on('error', done);
+      res.on('close', writeRequestLine);
+      res.on('finish', writeRequestLine);
+      res.on('error', writeRequestLine);
     }
     next();
   };
+}
+
+/** The listener of a response's end ('finish', 'close' or 'error'): writes the request's line once. */
+function writeRequestLine(this: ServerResponse, error?: unknown): void {
+  const req = this.req;
+  const state = req[requestLogs];
+  if (!state || state.ended) return;
+  state.ended = true;
+  const res = { statusCode: this.headersSent ? this.statusCode : null };
+  const responseTime = Date.now() - state.started;
+  const log = state.logger ?? state.base;
+  // A logger bound to the request already carries its `req`.
+  const fields = state.logger ? { res, responseTime } : { req: requestFields(req, state), res, responseTime };
+  if (error || this.statusCode >= 500) {
+    log.error({ ...fields, err: error ?? new Error(`failed with status code ${this.statusCode}`) }, 'request errored');
+  } else {
+    log.info(fields, !req.readableAborted && this.writableEnded ? 'request completed' : 'request aborted');
+  }
 }
