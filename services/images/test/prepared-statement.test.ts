@@ -8,6 +8,12 @@ import { openTestDatabase } from './support/test-database';
 
 let database: { db: Knex; drop(): Promise<void> };
 
+/** The user's account token as a page's credential, confirmed now. */
+async function accountCredential(db: Knex, userId: number): Promise<{ id: number; at: Date }> {
+  const row = await db('credentials').where({ user_id: userId, kind: 'account' }).first('id');
+  return { id: Number(row.id), at: new Date() };
+}
+
 beforeAll(async () => {
   database = await openTestDatabase('images_prepared');
 });
@@ -49,14 +55,15 @@ test('when a page is read, then its rows and exact total match the table as it i
       })),
     );
   await insert(3);
-  const first = await images.list({ userId: user.id, status: 'stored', limit: 2, offset: 0 });
+  const credential = await accountCredential(db, user.id);
+  const first = (await images.list({ userId: user.id, credential, status: 'stored', limit: 2, offset: 0 }))!;
   expect(first.rows).toHaveLength(2);
   expect(first.total).toBe(3);
   await insert(2);
-  const again = await images.list({ userId: user.id, status: 'stored', limit: 2, offset: 0 });
+  const again = (await images.list({ userId: user.id, credential, status: 'stored', limit: 2, offset: 0 }))!;
   expect(again.total).toBe(5);
   expect(again.rows[0]!.id).toBeGreaterThan(first.rows[0]!.id);
-  const filtered = await images.list({ userId: user.id, status: 'stored', categoryId: Number(category.id), limit: 10, offset: 4 });
+  const filtered = (await images.list({ userId: user.id, credential, status: 'stored', categoryId: Number(category.id), limit: 10, offset: 4 }))!;
   expect(filtered.rows).toHaveLength(1);
   expect(filtered.total).toBe(5);
 });
@@ -185,7 +192,7 @@ test('inside a transaction, a prepared read runs on the transaction\'s connectio
       const credentials = createCredentialsRepository(db, { namedStatements: false });
       const images = createImagesRepository(db, { namedStatements: false });
       expect((await credentials.findLive(hashToken(user.token), new Date()))?.user.id).toBe(user.id);
-      expect(await images.list({ userId: user.id, status: 'stored', limit: 20, offset: 0 })).toEqual({ rows: [], total: 0 });
+      expect(await images.list({ userId: user.id, credential: await accountCredential(db, user.id), status: 'stored', limit: 20, offset: 0 })).toEqual({ rows: [], total: 0 });
       const reserved = await images.reserveUpload({
         userId: user.id,
         categoryId: null,

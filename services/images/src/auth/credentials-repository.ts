@@ -28,18 +28,27 @@ function toCredential(row: Record<string, unknown>): CredentialRow {
   };
 }
 
+/** Narrows `credentials as c` joined to `users as u` to live credentials: not expired at `now`, the user not disabled. */
+function whereLive(query: Knex.QueryBuilder, now: Knex.Value): Knex.QueryBuilder {
+  return query.whereNull('u.disabled_at').where((live) => live.whereNull('c.expires_at').orWhere('c.expires_at', '>', now));
+}
+
+/**
+ * A subquery with a row while credential `id` of user `userId` is live at `now`. A statement that
+ * reads a user's data under `WHERE EXISTS (…)` of it confirms the credential in its own snapshot, as
+ * the lookup by digest would have: a reset, revoked, expired or disabled credential reads nothing.
+ */
+export function liveCredentialRow(db: Knex, id: Knex.Value, userId: Knex.Value, now: Knex.Value): Knex.QueryBuilder {
+  return whereLive(db('credentials as c').join('users as u', 'u.id', 'c.user_id').where('c.id', id).andWhere('c.user_id', userId), now).select(db.raw('1'));
+}
+
 /** The credentials (account token, named tokens, sessions) users present in X-API-Token. */
 export function createCredentialsRepository(db: Knex, options: { namedStatements: boolean } = { namedStatements: true }) {
   /** Values: the token's digest, now. */
   const liveCredential = preparedStatement(
     db,
     (param) =>
-      db('credentials as c')
-        .join('users as u', 'u.id', 'c.user_id')
-        .join('groups as g', 'g.id', 'u.group_id')
-        .where('c.token_hash', param(0))
-        .whereNull('u.disabled_at')
-        .where((live) => live.whereNull('c.expires_at').orWhere('c.expires_at', '>', param(1)))
+      whereLive(db('credentials as c').join('users as u', 'u.id', 'c.user_id').join('groups as g', 'g.id', 'u.group_id').where('c.token_hash', param(0)), param(1))
         .limit(1)
         .select([
           ...userColumns,
@@ -57,9 +66,10 @@ export function createCredentialsRepository(db: Knex, options: { namedStatements
 
   return {
     /**
-     * The live credential with this digest and its user: not expired, the user not disabled. One
-     * query per request (a prepared statement), so a reset, revocation or disabling stops a credential
-     * on every replica at once.
+     * The live credential with this digest and its user: not expired, the user not disabled. Asked on
+     * every request (a prepared statement) but the list and bin pages that check the credential
+     * themselves (liveCredentialRow), so a reset, revocation or disabling stops a credential on every
+     * replica at once.
      */
     async findLive(tokenHash: string, now: Date): Promise<{ credential: CredentialRow; user: UserRow } | null> {
       const [row] = await liveCredential([tokenHash, now]);

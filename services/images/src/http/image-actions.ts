@@ -11,8 +11,8 @@ import { bodyOrQuery, parseCategoryName, parseId, parseIdOrIds, parseIds, parseP
 export function createImageActions(deps: { listing: ListingService; bin: BinService; bulk: BulkService; categories: CategoriesService; profile: ProfileService }) {
   const { listing, bin, bulk, categories } = deps;
   return {
-    list: async ({ principal, query }) => ({ message: Messages.ok, data: await listing.list(principal.user, parsePageQuery(query)) }),
-    trash: async ({ principal, query }) => ({ message: Messages.ok, data: await listing.trash(principal.user, parsePageQuery(query)) }),
+    list: async ({ principal, query, now }) => ({ message: Messages.ok, data: await listing.list(principal, now, parsePageQuery(query)) }),
+    trash: async ({ principal, query, now }) => ({ message: Messages.ok, data: await listing.trash(principal, now, parsePageQuery(query)) }),
     delete: async ({ principal, body, query }) => {
       const target = parseIdOrIds(body, query);
       if ('ids' in target) return { message: Messages.ok, data: await bulk.deleteMany(principal.user, target.ids) };

@@ -68,6 +68,12 @@ function uploadOutcome(error: unknown): UploadOutcome {
   }
 }
 
+/**
+ * Actions whose one statement confirms the credential it reads for (the list and bin pages: see
+ * liveCredentialRow): with a principal recalled from memory they need no lookup of their own.
+ */
+const CONFIRMS_CREDENTIAL: ReadonlySet<ActionName> = new Set(['list', 'trash']);
+
 /** The account area needs a signed-in session; the admin actions, an admin's. */
 function requireAccess(action: ActionName, principal: Principal): void {
   const access = ACTIONS[action].access;
@@ -126,21 +132,37 @@ export function createImageRoutes(deps: ImageRoutesDeps): express.Router {
     // Precedence header > query > body; a present but wrong token never falls back to another source.
     const headerOrQuery = presentedToken(req.get('x-api-token'), req.query.token);
     const isPublic = ACTIONS[action].access === 'public';
-    if (headerOrQuery.present && !isPublic) principal = await auth.authenticate(headerOrQuery.token);
-    if (req.method === 'POST' && req.is('multipart/form-data')) await deps.receiver.fields(req, res);
-    const body = fieldsOf(req.body);
-    if (!isPublic) {
-      principal ??= await auth.authenticate(presentedToken(body.token).token);
-      requireAccess(action, principal);
-    }
+    const run = (who: Principal | undefined) =>
+      handlers[action]({
+        principal: who as Principal,
+        body: fieldsOf(req.body),
+        query: req.query as Record<string, unknown>,
+        address: req.ip ?? 'unknown',
+        now: deps.clock(),
+      });
 
-    const answer = await handlers[action]({
-      principal: principal as Principal,
-      body,
-      query: req.query as Record<string, unknown>,
-      address: req.ip ?? 'unknown',
-      now: deps.clock(),
-    });
+    // The hot reads skip the lookup when the token's principal is recalled; their statement confirms
+    // the credential. Anything but an answer (a dead credential, a bad parameter) is decided again
+    // below, with the lookup first, so the order of checks and the answers are the same either way.
+    const recalled = headerOrQuery.present && CONFIRMS_CREDENTIAL.has(action) ? auth.recall(headerOrQuery.token) : undefined;
+    const answerRecalled = async (who: Principal) => {
+      try {
+        requireAccess(action, who);
+        return await run(who);
+      } catch {
+        return undefined;
+      }
+    };
+    let answer = recalled && (await answerRecalled(recalled));
+    if (!answer) {
+      if (headerOrQuery.present && !isPublic) principal = await auth.authenticate(headerOrQuery.token);
+      if (req.method === 'POST' && req.is('multipart/form-data')) await deps.receiver.fields(req, res);
+      if (!isPublic) {
+        principal ??= await auth.authenticate(presentedToken(fieldsOf(req.body).token).token);
+        requireAccess(action, principal);
+      }
+      answer = await run(principal);
+    }
     if ('download' in answer) {
       res.attachment(answer.download.fileName).type(answer.download.contentType).send(answer.download.content);
       return;

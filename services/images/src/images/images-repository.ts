@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { StorageBackend } from '../storage/object-store';
+import { liveCredentialRow } from '../auth/credentials-repository';
 import { preparedStatement } from '../db/prepared-statement';
 
 /**
@@ -59,6 +60,8 @@ export interface NewImage {
 
 export interface ListFilter {
   userId: number;
+  /** The credential the page is read for, confirmed live at `at` by the page's own statement. */
+  credential: { id: number; at: Date };
   status: ImageStatus;
   categoryId?: number;
   keyword?: string;
@@ -130,8 +133,9 @@ export function createImagesRepository(db: Knex, options: { namedStatements: boo
   /**
    * A page of a user's images with its exact total (a sum over the per-category counters), one
    * statement per status and filter. The totals' one row is joined to the page, so a page past the end
-   * still answers one row: the total, with the page's columns null. Values: user id, category id
-   * (ignored without the filter), limit, offset.
+   * still answers one row: the total, with the page's columns null; no row at all when the credential
+   * is not live (see liveCredentialRow). Values: user id, category id (ignored without the filter),
+   * limit, offset, credential id, now.
    */
   const pageWithTotal = (status: ImageStatus, byCategory: boolean) =>
     compiledOnce(`page:${status}:${byCategory}`, (param) => {
@@ -143,12 +147,10 @@ export function createImagesRepository(db: Knex, options: { namedStatements: boo
       }
       page.orderBy(pageOrder(status)).select(...LISTED_COLUMNS);
       // knex's limit() and offset() take numbers only, not a statement's parameters.
-      return db.raw(`SELECT page.*, totals.total FROM (?) AS totals LEFT JOIN LATERAL (? LIMIT ? OFFSET ?) AS page ON true ORDER BY ${orderOfPage(status)}`, [
-        counters.select(db.raw('coalesce(sum(count), 0) AS total')),
-        page,
-        param(2),
-        param(3),
-      ]);
+      return db.raw(
+        `SELECT page.*, totals.total FROM (?) AS totals LEFT JOIN LATERAL (? LIMIT ? OFFSET ?) AS page ON true WHERE EXISTS (?) ORDER BY ${orderOfPage(status)}`,
+        [counters.select(db.raw('coalesce(sum(count), 0) AS total')), page, param(2), param(3), liveCredentialRow(db, param(4), param(0), param(5))],
+      );
     });
 
   /**
@@ -157,7 +159,8 @@ export function createImagesRepository(db: Knex, options: { namedStatements: boo
    * LIKE pattern, limit, offset. The page counts its matches in the same pass (a window over them,
    * which the trigram index finds). Joined to one row, a page past the end still answers one row, with
    * the page's columns null; only then are the matches counted on their own, and not at all for a first
-   * page (nothing matched: 0). Its best plan depends on the pattern, which a generic plan cannot see;
+   * page (nothing matched: 0); no row at all when the credential is not live (see liveCredentialRow).
+   * Values: user id, category id, LIKE pattern, limit, offset, credential id, now. Its best plan depends on the pattern, which a generic plan cannot see;
    * Postgres keeps planning it for each run's values, as it does the list page (with LIMIT and
    * OFFSET as parameters it prices a generic plan far above a custom one): after seven runs of a
    * pattern matching 999,950 of a user's 1,000,000 names, pg_prepared_statements counted 0 generic
@@ -177,8 +180,8 @@ export function createImagesRepository(db: Knex, options: { namedStatements: boo
         .select(...LISTED_COLUMNS, db.raw('count(*) OVER () AS matching_total'));
       return db.raw(
         `SELECT page.*, coalesce(page.matching_total, CASE WHEN ?::bigint = 0 THEN 0 ELSE (?) END) AS total
-         FROM (SELECT 1) AS one LEFT JOIN LATERAL (? LIMIT ? OFFSET ?) AS page ON true ORDER BY ${orderOfPage(status)}`,
-        [param(4), matches().count('*'), page, param(3), param(4)],
+         FROM (SELECT 1) AS one LEFT JOIN LATERAL (? LIMIT ? OFFSET ?) AS page ON true WHERE EXISTS (?) ORDER BY ${orderOfPage(status)}`,
+        [param(4), matches().count('*'), page, param(3), param(4), liveCredentialRow(db, param(5), param(0), param(6))],
       );
     });
 
@@ -349,16 +352,27 @@ export function createImagesRepository(db: Knex, options: { namedStatements: boo
     },
 
     /**
-     * A page and the exact total. Without a keyword the total is a sum over the user's per-category
-     * counters (image_counts, kept by triggers in the same transactions as the rows); with one it is
-     * counted through the trigram index, over the matching rows only.
+     * A page and the exact total; null when the filter's credential is not live. Without a keyword the
+     * total is a sum over the user's per-category counters (image_counts, kept by triggers in the same
+     * transactions as the rows); with one it is counted through the trigram index, over the matching
+     * rows only.
      */
-    async list(filter: ListFilter): Promise<{ rows: ListedImage[]; total: number }> {
+    async list(filter: ListFilter): Promise<{ rows: ListedImage[]; total: number } | null> {
+      const { userId, credential } = filter;
       const rows =
         filter.keyword !== undefined && filter.keyword !== ''
-          ? await searchPage(filter.status, filter.categoryId !== undefined)([filter.userId, filter.categoryId ?? null, containsPattern(filter.keyword), filter.limit, filter.offset])
-          : await pageWithTotal(filter.status, filter.categoryId !== undefined)([filter.userId, filter.categoryId ?? null, filter.limit, filter.offset]);
-      // Always one row at least: a page past the end (or of nothing) is one row of the total alone.
+          ? await searchPage(filter.status, filter.categoryId !== undefined)([
+              userId,
+              filter.categoryId ?? null,
+              containsPattern(filter.keyword),
+              filter.limit,
+              filter.offset,
+              credential.id,
+              credential.at,
+            ])
+          : await pageWithTotal(filter.status, filter.categoryId !== undefined)([userId, filter.categoryId ?? null, filter.limit, filter.offset, credential.id, credential.at]);
+      // A live credential reads one row at least: a page past the end (or of nothing) is one row of the total alone.
+      if (rows.length === 0) return null;
       return { rows: rows.filter((row) => row.id !== null).map(toListed), total: Number(rows[0]!.total) };
     },
 

@@ -1,7 +1,7 @@
+import type { Principal } from '../auth/auth-service';
 import type { CategoriesRepository } from '../categories/categories-repository';
 import { AppError } from '../errors/app-error';
 import { Messages } from '../errors/messages';
-import type { UserRow } from '../users/users-repository';
 import type { ImageViews, ListItem } from './image-views';
 import type { ImagesRepository, ImageStatus, ListedImage } from './images-repository';
 
@@ -33,31 +33,38 @@ export interface BinItem {
 export function createListingService(deps: { images: ImagesRepository; categories: CategoriesRepository; views: ImageViews; recycleRetentionDays: number }) {
   const { images, categories, views } = deps;
 
-  async function page<T>(user: UserRow, status: ImageStatus, request: PageRequest, show: (image: ListedImage) => T): Promise<Page<T>> {
+  /**
+   * A page of the principal's images, read only while its credential is live (the page's statement
+   * confirms it, so the caller may have taken the principal from memory: see AuthService.recall).
+   */
+  async function page<T>(principal: Principal, now: Date, status: ImageStatus, request: PageRequest, show: (image: ListedImage) => T): Promise<Page<T>> {
+    const { user } = principal;
     // A category filter must name one of the user's categories, as on upload.
     if (request.categoryId !== undefined && !(await categories.findOwned(user.id, request.categoryId))) {
       throw new AppError(Messages.categoryNotFound, 200);
     }
-    const { rows, total } = await images.list({
+    const found = await images.list({
       userId: user.id,
+      credential: { id: principal.credential.id, at: now },
       status,
       categoryId: request.categoryId,
       keyword: request.keyword,
       limit: request.limit,
       offset: (request.page - 1) * request.limit,
     });
-    return { list: rows.map(show), total, page: request.page, limit: request.limit };
+    if (!found) throw new AppError(Messages.notLoggedIn, 200);
+    return { list: found.rows.map(show), total: found.total, page: request.page, limit: request.limit };
   }
 
   return {
     /** The user's stored images, newest first. */
-    list(user: UserRow, request: PageRequest): Promise<Page<ListItem>> {
-      return page(user, 'stored', request, views.listItem);
+    list(principal: Principal, now: Date, request: PageRequest): Promise<Page<ListItem>> {
+      return page(principal, now, 'stored', request, views.listItem);
     },
 
     /** The user's recycle bin, most recently deleted first, with when each item will be purged. */
-    trash(user: UserRow, request: PageRequest): Promise<Page<BinItem>> {
-      return page(user, 'binned', request, (image) => {
+    trash(principal: Principal, now: Date, request: PageRequest): Promise<Page<BinItem>> {
+      return page(principal, now, 'binned', request, (image) => {
         const deletedAt = image.deletedAt ?? image.createdAt;
         return {
           id: image.id,
