@@ -7,8 +7,8 @@
  * made before a change: `cp -r services/tools/dist services/tools/dist-a`); it must sit beside `dist`
  * so that it finds the same node_modules and data files. Both builds are started with
  * NODE_ENV=production on one Postgres database (and, for tools, one private redis-server), and the load
- * goes straight to each one's port at c=16 (uploads: c=4), A then B in every round, after a warm-up
- * of each. Prints each round and the medians: req/s, p99 latency, the service's CPU per request, and the
+ * goes straight to each one's port at c=16 (uploads: c=4), A then B in odd rounds and B then A in
+ * even ones, after a warm-up of each. Prints each round and the medians: req/s, p99 latency, the service's CPU per request, and the
  * CPU per request of the database's backends. Everything it started or created is removed at the end.
  * `--node-args-a`/`-b` add Node flags to one build's process (one build twice: a flag side by side).
  *
@@ -142,7 +142,10 @@ async function main(): Promise<void> {
     for (const server of servers) await load({ ...request(server.port), durationSec: 3 });
     for (let round = 1; round <= rounds; round++) {
       const line: string[] = [];
-      for (const [i, server] of servers.entries()) {
+      // A then B in odd rounds, B then A in even ones: neither build always runs right after the other.
+      const order = round % 2 === 1 ? [0, 1] : [1, 0];
+      for (const i of order) {
+        const server = servers[i]!;
         const groups: ProcessGroup[] = [treeGroup('node', () => server.process), postgres.backendGroup('postgres', databaseUrl)];
         const result = await measure(groups, { ...request(server.port), durationSec: sliceSec });
         if (result.failures > 0 || result.connectionErrors > 0 || result.requests === 0) {
@@ -154,7 +157,7 @@ async function main(): Promise<void> {
         results[i]!.postgres.push(result.cpuMsPerRequest.get('postgres')!);
         line.push(`${'AB'[i]} ${result.rps.toFixed(0)} req/s, p99 ${result.p99Ms} ms, node ${result.cpuMsPerRequest.get('node')!.toFixed(3)} ms, postgres ${result.cpuMsPerRequest.get('postgres')!.toFixed(3)} ms`);
       }
-      log(`round ${round}: ${line.join('; ')}`);
+      log(`round ${round}: ${line.sort().join('; ')}`);
     }
     const summary = results.map(
       (r, i) =>
