@@ -3,18 +3,20 @@
  *
  * Builds the production JS, starts the real stack on loopback (its own Postgres databases, a private
  * redis-server, nginx rendered from proxy/nginx.conf.template, both services with NODE_ENV=production),
- * loads a generated dataset, and runs each scenario with autocannon right after its baseline.
+ * loads a generated dataset, and runs each scenario with autocannon and its baseline in alternating
+ * slices (bench/lib/alternate.ts).
  * Prints one table and writes bench/results.md (unless --smoke or --no-write). See README "Benchmark".
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { createImagesGroup, createImagesUser, multipartUpload, NEEDLE, NEEDLE_MATCHES, seedImageRows, seedTools, writeJpeg, writeLargePng } from './lib/dataset';
+import { alternate, type Side, type Slice } from './lib/alternate';
 import { createLifecycle, type Lifecycle } from './lib/lifecycle';
-import { load, measure, type LoadOptions } from './lib/load';
+import { load, measureSlice, type LoadOptions, type LoadSlice } from './lib/load';
 import { cpuSince, peakRssBytes, resetPeakRss, snapshotCpu, type ProcessGroup } from './lib/proc';
 import { machineLine, table, targetsTable, totalCpu, type Measured, type Role, type Row, type TargetCheck } from './lib/report';
 import {
@@ -32,6 +34,8 @@ import {
 interface Mode {
   smoke: boolean;
   durationSec: number;
+  /** Each comparison's seconds are cut into this many rounds of one slice of each side. */
+  rounds: number;
   warmupSec: number;
   connections: number;
   smallImages: number;
@@ -45,6 +49,7 @@ interface Mode {
 const FULL: Mode = {
   smoke: false,
   durationSec: 10,
+  rounds: 4,
   warmupSec: 3,
   connections: 16,
   smallImages: 1_000,
@@ -59,6 +64,7 @@ const FULL: Mode = {
 const SMOKE: Mode = {
   smoke: true,
   durationSec: 0.5,
+  rounds: 2,
   warmupSec: 0.2,
   connections: 16,
   smallImages: 1_000,
@@ -114,20 +120,13 @@ function usage(problem?: string): never {
 const benchStarted = Date.now();
 const log = (line: string) => process.stderr.write(`[${((Date.now() - benchStarted) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
 
-function toMeasured(result: Awaited<ReturnType<typeof measure>>, roles: Record<string, Role>, rssGroup?: string): Measured {
-  const cpu: Partial<Record<Role, number>> = {};
-  for (const [group, ms] of result.cpuMsPerRequest) {
+function toSlice(slice: LoadSlice, url: string, roles: Record<string, Role>, rssGroup?: string): Slice {
+  const cpuMs: Partial<Record<Role, number>> = {};
+  for (const [group, ms] of slice.cpuMs) {
     const role = roles[group];
-    if (role) cpu[role] = (cpu[role] ?? 0) + ms;
+    if (role) cpuMs[role] = (cpuMs[role] ?? 0) + ms;
   }
-  return {
-    requests: result.requests,
-    rps: result.rps,
-    p50Ms: result.p50Ms,
-    p99Ms: result.p99Ms,
-    cpuMsPerRequest: cpu,
-    peakRssBytes: rssGroup ? result.peakRss.get(rssGroup) : undefined,
-  };
+  return { requests: slice.requests, seconds: slice.seconds, cpuMs, latencies: { raw: slice.raw, url }, peakRssBytes: rssGroup ? slice.peakRss.get(rssGroup) : undefined };
 }
 
 async function expectJson(url: string, headers: Record<string, string>, check: (body: Record<string, unknown>) => boolean, what: string): Promise<Record<string, unknown>> {
@@ -146,15 +145,8 @@ async function expectJson(url: string, headers: Record<string, string>, check: (
 /**
  * Runs a script of bench/baselines/ as its own process until it closes (exited, its output read to
  * the end) and returns the JSON of its last line of output; its stderr goes to `logFile` when given.
- * `whileRunning` starts as soon as the process does and returns what to do once it has closed.
  */
-async function runBaselineScript<T>(
-  lifecycle: Lifecycle,
-  name: string,
-  script: string,
-  env: NodeJS.ProcessEnv,
-  options: { logFile?: string; whileRunning?: (child: ChildProcess) => Promise<() => void> } = {},
-): Promise<T> {
+async function runBaselineScript<T>(lifecycle: Lifecycle, name: string, script: string, env: NodeJS.ProcessEnv, options: { logFile?: string } = {}): Promise<T> {
   const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   lifecycle.onCleanup(name, () => {
     if (child.exitCode === null) child.kill('SIGKILL');
@@ -163,10 +155,7 @@ async function runBaselineScript<T>(
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
-  const stop = (await options.whileRunning?.(child)) ?? (() => {});
-  const code = await closed;
-  stop();
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
   if (options.logFile) writeFileSync(options.logFile, stderr);
   if (code !== 0) throw new Error(`${name} failed (${code}): ${stderr.slice(0, 500)}`);
   return JSON.parse(stdout.trim().split('\n').pop()!) as T;
@@ -249,23 +238,42 @@ async function main(): Promise<void> {
     const largeToken = await createImagesUser(imagesEnv, 'bench_large', 'bench');
     const uploadToken = await createImagesUser(imagesEnv, 'bench_upload', 'bench');
 
-    /** Warm-up (not measured), then the measured run. */
-    const run = async (groups: ProcessGroup[], options: LoadOptions, rssGroup?: string): Promise<Measured> => {
-      if (mode.warmupSec > 0 && options.amount === undefined) await load({ ...options, durationSec: mode.warmupSec });
-      const result = await measure(groups, options);
-      if (result.failures > 0 || result.requests === 0 || result.connectionErrors > 0) {
-        throw new Error(
-          `${options.url}: ${result.failures} failed requests and ${result.connectionErrors} connection errors of ${result.requests} (status codes ${JSON.stringify(result.statusCodes)})`,
-        );
-      }
-      return toMeasured(result, roles, rssGroup);
-    };
-    const pair = (baselineName: string, baseline: Measured, name: string, subject: Measured, note?: string): Row => {
+    /** Load on `groups`: a warm-up (not measured), then slices of `options` (for the given seconds, or its `amount` each). */
+    const loadSide = (groups: ProcessGroup[], options: LoadOptions, rssGroup?: string): Side => ({
+      async warm() {
+        if (mode.warmupSec > 0 && options.amount === undefined) await load({ ...options, durationSec: mode.warmupSec });
+      },
+      async slice(seconds) {
+        const slice = await measureSlice(groups, options.amount === undefined ? { ...options, durationSec: seconds } : options);
+        if (slice.failures > 0 || slice.requests === 0 || slice.connectionErrors > 0) {
+          throw new Error(
+            `${options.url}: ${slice.failures} failed requests and ${slice.connectionErrors} connection errors of ${slice.requests} (status codes ${JSON.stringify(slice.statusCodes)})`,
+          );
+        }
+        return toSlice(slice, options.url, roles, rssGroup);
+      },
+    });
+    /** Runs of a script of bench/baselines/ that prints its operations, seconds, CPU and latencies (no warm-up: the script warms itself if it needs to). */
+    const scriptSide = (name: string, script: string, env: (seconds: number) => NodeJS.ProcessEnv): Side => ({
+      async warm() {},
+      async slice(seconds) {
+        const result = await runBaselineScript<{ operations: number; seconds: number; cpuMs: number; latenciesMs: number[] }>(lifecycle, name, script, env(seconds), {
+          logFile: path.join(workDir, `${name.replace(/\W+/g, '-')}.log`),
+        });
+        return { requests: result.operations, seconds: result.seconds, cpuMs: { node: result.cpuMs }, latencies: result.latenciesMs };
+      },
+    });
+    const pair = (baselineName: string, baseline: Measured, name: string, subject: Measured): Row => {
       rows.push({ name: baselineName, measured: baseline });
-      const row: Row = { name, measured: subject, baseline: baselineName, ratio: subject.rps / baseline.rps, note };
+      const row: Row = { name, measured: subject, baseline: baselineName, ratio: subject.rps / baseline.rps };
       rows.push(row);
       log(`  ${baselineName}: ${baseline.rps.toFixed(0)} req/s; ${name}: ${subject.rps.toFixed(0)} req/s (${row.ratio!.toFixed(2)}×)`);
       return row;
+    };
+    /** A baseline and its subject in alternating slices, `seconds` each in all. */
+    const compare = async (baselineName: string, baseline: Side, name: string, subject: Side, seconds: number): Promise<Row> => {
+      const [measuredBaseline, measuredSubject] = await alternate([baseline, subject], { rounds: mode.rounds, seconds: seconds / mode.rounds });
+      return pair(baselineName, measuredBaseline!, name, measuredSubject!);
     };
 
     // ---- target 1: tools list and search through nginx with the Redis limiter ----------------------
@@ -300,17 +308,19 @@ async function main(): Promise<void> {
       });
       const baselineGroups: ProcessGroup[] = [treeGroup('tools node', () => baselineApp.process), treeGroup('nginx', () => baselineNginx.process)];
       const options = (base: string, paths: string[]): LoadOptions => ({ url: `${base}${paths[0]}`, paths, connections: mode.connections, durationSec: mode.durationSec, headers: keyHeader });
-      toolsListRow = pair(
+      toolsListRow = await compare(
         'express minimal (list bytes)',
-        await run(baselineGroups, options(baselineNginx.baseUrl, toolsListPaths)),
+        loadSide(baselineGroups, options(baselineNginx.baseUrl, toolsListPaths)),
         'tools list (nginx + Redis limiter)',
-        await run(toolsGroups, options(front, toolsListPaths)),
+        loadSide(toolsGroups, options(front, toolsListPaths)),
+        mode.durationSec,
       );
-      toolsSearchRow = pair(
+      toolsSearchRow = await compare(
         'express minimal (search bytes)',
-        await run(baselineGroups, options(baselineNginx.baseUrl, searchPaths)),
+        loadSide(baselineGroups, options(baselineNginx.baseUrl, searchPaths)),
         'tools search (nginx + Redis limiter)',
-        await run(toolsGroups, options(front, searchPaths)),
+        loadSide(toolsGroups, options(front, searchPaths)),
+        mode.durationSec,
       );
       for (const row of [toolsListRow, toolsSearchRow]) {
         const cpu = totalCpu(row.measured);
@@ -344,12 +354,13 @@ async function main(): Promise<void> {
       };
       const small = `${mode.smallImages.toLocaleString('en')} images`;
       const large = `${mode.largeImages.toLocaleString('en')} images`;
-      const listRow = pair(`images list, ${small}`, await run(imagesGroups, options(smallToken)), `images list, ${large}`, await run(imagesGroups, options(largeToken)));
-      const searchRow = pair(
+      const listRow = await compare(`images list, ${small}`, loadSide(imagesGroups, options(smallToken)), `images list, ${large}`, loadSide(imagesGroups, options(largeToken)), mode.durationSec);
+      const searchRow = await compare(
         `images keyword search, ${small}`,
-        await run(imagesGroups, options(smallToken, NEEDLE)),
+        loadSide(imagesGroups, options(smallToken, NEEDLE)),
         `images keyword search, ${large}`,
-        await run(imagesGroups, options(largeToken, NEEDLE)),
+        loadSide(imagesGroups, options(largeToken, NEEDLE)),
+        mode.durationSec,
       );
       for (const row of [listRow, searchRow]) {
         checks.push({
@@ -429,91 +440,71 @@ async function main(): Promise<void> {
         const file = path.join(workDir, `${size.width}x${size.height}.jpg`);
         const bytes = photos.get(size.label)!;
         await uploadOnce(bytes, 'warm.jpg');
-        // Baseline: bare sharp, measured as its own process. Its CPU is read from /proc while it runs:
-        // once it has exited /proc no longer has it.
-        let cpuMs = 0;
-        const result = await runBaselineScript<{ operations: number; seconds: number; p50Ms: number; p99Ms: number }>(
-          lifecycle,
-          'sharp baseline',
-          'bench/baselines/sharp-baseline.ts',
-          { IMAGE_FILE: file, OUT_DIR: path.join(workDir, 'sharp-out'), CONCURRENCY: String(mode.uploadConnections), DURATION_SEC: String(mode.uploadSec) },
-          {
-            logFile: path.join(workDir, 'sharp-baseline.log'),
-            whileRunning: async (child) => {
-              const sharpGroups: ProcessGroup[] = [treeGroup('tools node', () => child)];
-              const before = await snapshotCpu(sharpGroups);
-              const sampler = setInterval(() => {
-                void cpuSince(sharpGroups, before).then((used) => {
-                  cpuMs = Math.max(cpuMs, used.get('tools node') ?? 0);
-                });
-              }, 100);
-              return () => clearInterval(sampler);
-            },
-          },
-        );
-        const baseline: Measured = {
-          requests: result.operations,
-          rps: result.operations / result.seconds,
-          p50Ms: result.p50Ms,
-          p99Ms: result.p99Ms,
-          cpuMsPerRequest: { node: cpuMs / result.operations },
-        };
+        // The bare pipeline, as its own process (it times its operations and reads its own CPU).
+        const bare = scriptSide('sharp baseline', 'bench/baselines/sharp-baseline.ts', (seconds) => ({
+          IMAGE_FILE: file,
+          OUT_DIR: path.join(workDir, 'sharp-out'),
+          CONCURRENCY: String(mode.uploadConnections),
+          DURATION_SEC: String(seconds),
+        }));
         const { body, contentType } = multipartUpload('photo.jpg', 'image/jpeg', bytes);
-        const storedBefore = await storedCount();
-        const subject = await run(
-          imagesGroups,
-          {
-            url: uploadUrl,
-            method: 'POST',
-            connections: mode.uploadConnections,
-            // A smoke run counts uploads rather than time: on a busy machine one may take longer than the run.
-            ...(mode.smoke ? { amount: mode.uploadConnections * 2 } : { durationSec: mode.uploadSec }),
-            headers: { 'x-api-token': uploadToken, 'content-type': contentType },
-            body,
+        const uploads = (url: string, headers: Record<string, string>): LoadOptions => ({
+          url,
+          method: 'POST',
+          connections: mode.uploadConnections,
+          // A smoke run counts uploads rather than time: on a busy machine one may take longer than the run.
+          ...(mode.smoke ? { amount: mode.uploadConnections * 2 } : {}),
+          headers: { ...headers, 'content-type': contentType },
+          body,
+        });
+        const serviceLoad = loadSide(imagesGroups, uploads(uploadUrl, { 'x-api-token': uploadToken }), 'images node');
+        // A timed slice ends with uploads still in flight: each slice waits for them, so that their work
+        // does not fall into the next side's slice, and checks that every answer stored an image (each
+        // was HTTP 200, but an envelope may still say code 1).
+        const service: Side = {
+          async warm() {
+            await serviceLoad.warm();
+            await storedCount();
           },
-          'images node',
-        );
-        const stored = (await storedCount()) - storedBefore;
-        // Every answer was HTTP 200, but the envelope may still say code 1: count what was stored.
-        if (stored < subject.requests) throw new Error(`upload ${size.label}: ${subject.requests} answers but only ${stored} images stored`);
+          async slice(seconds) {
+            const storedBefore = await storedCount();
+            const slice = await serviceLoad.slice(seconds);
+            const stored = (await storedCount()) - storedBefore;
+            if (stored < slice.requests) throw new Error(`upload ${size.label}: ${slice.requests} answers but only ${stored} images stored`);
+            return slice;
+          },
+        };
+        const minimal = loadSide(minimalGroups, uploads(`${minimalNginx.baseUrl}/api/image.php?action=upload`, {}), 'images node');
+        const [bareMeasured, serviceMeasured, minimalMeasured] = await alternate([bare, service, minimal], { rounds: mode.rounds, seconds: mode.uploadSec / mode.rounds });
         const bareName = `bare sharp pipeline, ${size.label}`;
-        const row = pair(bareName, baseline, `upload ${size.label} (c=${mode.uploadConnections})`, subject);
+        const row = pair(bareName, bareMeasured!, `upload ${size.label} (c=${mode.uploadConnections})`, serviceMeasured!);
         checks.push({ target: `2. ${row.name}: ≥ 0.85× bare sharp`, met: row.ratio! >= 0.85, detail: `${row.ratio!.toFixed(2)}×` });
-        const minimal = await run(
-          minimalGroups,
-          {
-            url: `${minimalNginx.baseUrl}/api/image.php?action=upload`,
-            method: 'POST',
-            connections: mode.uploadConnections,
-            ...(mode.smoke ? { amount: mode.uploadConnections * 2 } : { durationSec: mode.uploadSec }),
-            headers: { 'content-type': contentType },
-            body,
-          },
-          'images node',
-        );
         const minimalName = `minimal upload server, ${size.label} (c=${mode.uploadConnections})`;
-        rows.push({ name: minimalName, measured: minimal, baseline: bareName, ratio: minimal.rps / baseline.rps, note: 'a reference, not a target' });
-        log(`  ${minimalName}: ${minimal.rps.toFixed(0)} req/s (${(minimal.rps / baseline.rps).toFixed(2)}× bare; the service ${(subject.rps / minimal.rps).toFixed(2)}× this)`);
+        const minimalRatio = minimalMeasured!.rps / bareMeasured!.rps;
+        rows.push({ name: minimalName, measured: minimalMeasured!, baseline: bareName, ratio: minimalRatio, note: 'a reference, not a target' });
+        log(`  ${minimalName}: ${minimalMeasured!.rps.toFixed(0)} req/s (${minimalRatio.toFixed(2)}× bare; the service ${(serviceMeasured!.rps / minimalMeasured!.rps).toFixed(2)}× this)`);
       }
     }
 
     // What of an upload's CPU is the media work, and what the service's media module adds to bare sharp.
     if (only.has('media')) {
       log('the media module vs the bare sharp steps, one at a time in one process...');
-      const mediaSteps = async (steps: 'bare' | 'service', file: string): Promise<Measured> => {
-        const result = await runBaselineScript<{ operations: number; seconds: number; p50Ms: number; p99Ms: number; cpuMsPerOperation: number }>(
-          lifecycle,
-          `media steps (${steps})`,
-          'bench/baselines/media-steps.ts',
-          { IMAGE_FILE: file, OUT_DIR: workDir, STEPS: steps, ...(mode.smoke ? { OPERATIONS: '3' } : { DURATION_SEC: String(mode.uploadSec) }) },
-        );
-        return { requests: result.operations, rps: result.operations / result.seconds, p50Ms: result.p50Ms, p99Ms: result.p99Ms, cpuMsPerRequest: { node: result.cpuMsPerOperation } };
-      };
+      const mediaSteps = (steps: 'bare' | 'service', file: string): Side =>
+        scriptSide(`media steps (${steps})`, 'bench/baselines/media-steps.ts', (seconds) => ({
+          IMAGE_FILE: file,
+          OUT_DIR: workDir,
+          STEPS: steps,
+          ...(mode.smoke ? { OPERATIONS: '3' } : { DURATION_SEC: String(seconds) }),
+        }));
       for (const size of sizes) {
         const file = path.join(workDir, `${size.width}x${size.height}.jpg`);
-        const bare = await mediaSteps('bare', file);
-        const service = await mediaSteps('service', file);
-        pair(`bare sharp steps (metadata, thumbnail), ${size.label}, c=1`, bare, `media module (inspect, prepare, thumbnail), ${size.label}, c=1`, service);
+        await compare(
+          `bare sharp steps (metadata, thumbnail), ${size.label}, c=1`,
+          mediaSteps('bare', file),
+          `media module (inspect, prepare, thumbnail), ${size.label}, c=1`,
+          mediaSteps('service', file),
+          mode.uploadSec,
+        );
       }
     }
 
@@ -568,7 +559,7 @@ async function main(): Promise<void> {
       }
       const options = (base: string): LoadOptions => ({ url: `${base}${filePath}`, connections: mode.connections, durationSec: mode.durationSec });
       const kb = (small.length / 1024).toFixed(0);
-      const row = pair(`nginx static (${kb} KB JPEG)`, await run(staticGroups, options(staticNginx.baseUrl)), `/i/ through the project nginx`, await run([nginxGroup], options(front)));
+      const row = await compare(`nginx static (${kb} KB JPEG)`, loadSide(staticGroups, options(staticNginx.baseUrl)), `/i/ through the project nginx`, loadSide([nginxGroup], options(front)), mode.durationSec);
       checks.push({ target: '4. /i/ ≥ 0.9× nginx static', met: row.ratio! >= 0.9, detail: `${row.ratio!.toFixed(2)}×` });
     }
 
@@ -592,11 +583,12 @@ async function main(): Promise<void> {
         ['search', searchPaths],
       ] as const) {
         const options = (base: string, headers: Record<string, string>): LoadOptions => ({ url: `${base}${paths[0]}`, paths: [...paths], connections: mode.connections, durationSec: mode.durationSec, headers });
-        const row = pair(
+        const row = await compare(
           `production tools ${what}`,
-          await run(toolsGroups, options(front, keyHeader)),
+          loadSide(toolsGroups, options(front, keyHeader)),
           `embedded npm start, tools ${what}`,
-          await run(embeddedGroups, options(embeddedBase, embeddedHeader)),
+          loadSide(embeddedGroups, options(embeddedBase, embeddedHeader)),
+          mode.durationSec,
         );
         checks.push({ target: `5. embedded tools ${what} within 2× of production`, met: row.ratio! >= 0.5, detail: `${row.ratio!.toFixed(2)}×` });
       }

@@ -24,6 +24,19 @@ declare module 'autocannon' {
     reconnectRate?: number;
     requests?: { setupRequest?: (request: RequestParams) => RequestParams }[];
     excludeErrorStats?: boolean;
+    /** Resolve with the run's raw result (RawResult), to be summed with others by aggregateResult. */
+    skipAggregateResult?: boolean;
+  }
+
+  /** A run's result before aggregation: its histograms are encoded, its counts are totals. */
+  interface RawResult {
+    totalCompletedRequests: number;
+    /** Seconds, to 10 ms. */
+    duration: number;
+    errors: number;
+    timeouts: number;
+    non2xx: number;
+    statusCodeStats: Record<string, { count: number }>;
   }
 
   interface Histogram {
@@ -53,6 +66,11 @@ declare module 'autocannon' {
 
   }
 
+  function autocannon(options: autocannon.Options & { skipAggregateResult: true }): Promise<autocannon.RawResult>;
   function autocannon(options: autocannon.Options): Promise<autocannon.Result>;
+  namespace autocannon {
+    /** Sums raw results: counts added, latency histograms merged (its duration is the first result's). */
+    function aggregateResult(results: RawResult[], options?: Partial<Options>): Result;
+  }
   export = autocannon;
 }

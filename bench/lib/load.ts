@@ -54,8 +54,8 @@ function requestsOf(options: LoadOptions): autocannon.Options['requests'] {
  */
 const RECONNECT_EVERY = 500;
 
-export async function load(options: LoadOptions): Promise<autocannon.Result> {
-  return autocannon({
+function autocannonOptions(options: LoadOptions): autocannon.Options {
+  return {
     reconnectRate: RECONNECT_EVERY,
     url: options.url,
     connections: options.connections,
@@ -65,7 +65,11 @@ export async function load(options: LoadOptions): Promise<autocannon.Result> {
     body: options.body,
     timeout: 60,
     requests: requestsOf(options),
-  });
+  };
+}
+
+export async function load(options: LoadOptions): Promise<autocannon.Result> {
+  return autocannon(autocannonOptions(options));
 }
 
 /**
@@ -86,8 +90,29 @@ function checkLatencyFitsDuration(options: LoadOptions, result: autocannon.Resul
   }
 }
 
+/**
+ * One measured run of load, kept apart so that it can be summed with others (bench/lib/alternate.ts):
+ * autocannon's result before aggregation (its latency histogram merges with other runs'), and the CPU
+ * each process group spent during it, read from /proc.
+ */
+export interface LoadSlice {
+  raw: autocannon.RawResult;
+  /** Answers counted. */
+  requests: number;
+  seconds: number;
+  /** Answers that were not 2xx and timeouts: any is a failed scenario. */
+  failures: number;
+  /** Connection errors (refused, reset): any is a failed scenario. */
+  connectionErrors: number;
+  statusCodes: Record<string, number>;
+  /** CPU milliseconds spent during the run, by process group. */
+  cpuMs: Map<string, number>;
+  /** Peak RSS during the run, by process group (the group's rssPid). */
+  peakRss: Map<string, number>;
+}
+
 /** Runs the load and reads the CPU each process group spent during it, from /proc. */
-export async function measure(groups: ProcessGroup[], options: LoadOptions): Promise<LoadResult> {
+export async function measureSlice(groups: ProcessGroup[], options: LoadOptions): Promise<LoadSlice> {
   const rssPids = new Map<string, number>();
   for (const group of groups) {
     const pid = group.rssPid?.();
@@ -97,27 +122,41 @@ export async function measure(groups: ProcessGroup[], options: LoadOptions): Pro
     }
   }
   const before = await snapshotCpu(groups);
-  const result = await load(options);
-  const cpu = await cpuSince(groups, before);
-  const requests = result.requests.total;
-  checkLatencyFitsDuration(options, result);
-  const cpuMsPerRequest = new Map<string, number>();
-  for (const [name, ms] of cpu) cpuMsPerRequest.set(name, requests > 0 ? ms / requests : 0);
+  const raw = await autocannon({ ...autocannonOptions(options), skipAggregateResult: true });
+  const cpuMs = await cpuSince(groups, before);
+  checkLatencyFitsDuration(options, autocannon.aggregateResult([raw], { url: options.url }));
   const peakRss = new Map<string, number>();
   for (const [name, pid] of rssPids) {
     const peak = peakRssBytes(pid);
     if (peak !== null) peakRss.set(name, peak);
   }
-  const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, stats]) => [code, stats.count]));
   return {
-    requests,
-    rps: requests / (result.duration || 1),
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    failures: result.non2xx + result.timeouts,
-    connectionErrors: result.errors,
-    statusCodes,
-    cpuMsPerRequest,
+    raw,
+    requests: raw.totalCompletedRequests,
+    seconds: raw.duration,
+    failures: raw.non2xx + raw.timeouts,
+    connectionErrors: raw.errors,
+    statusCodes: Object.fromEntries(Object.entries(raw.statusCodeStats ?? {}).map(([code, stats]) => [code, stats.count])),
+    cpuMs,
     peakRss,
+  };
+}
+
+/** One run of load: req/s, latency percentiles and CPU per request of its answers. */
+export async function measure(groups: ProcessGroup[], options: LoadOptions): Promise<LoadResult> {
+  const slice = await measureSlice(groups, options);
+  const { latency } = autocannon.aggregateResult([slice.raw], { url: options.url });
+  const cpuMsPerRequest = new Map<string, number>();
+  for (const [name, ms] of slice.cpuMs) cpuMsPerRequest.set(name, slice.requests > 0 ? ms / slice.requests : 0);
+  return {
+    requests: slice.requests,
+    rps: slice.requests / (slice.seconds || 1),
+    p50Ms: latency.p50,
+    p99Ms: latency.p99,
+    failures: slice.failures,
+    connectionErrors: slice.connectionErrors,
+    statusCodes: slice.statusCodes,
+    cpuMsPerRequest,
+    peakRss: slice.peakRss,
   };
 }

@@ -17,7 +17,7 @@ export interface Measured {
 export interface Row {
   name: string;
   measured: Measured;
-  /** The row this one is compared with (measured right before it), and the ratio of req/s. */
+  /** The row this one is compared with (measured in the same rounds, bench/lib/alternate.ts), and the ratio of req/s. */
   baseline?: string;
   ratio?: number;
   note?: string;
