@@ -14,22 +14,6 @@ export interface LoadOptions {
   paths?: string[];
 }
 
-export interface LoadResult {
-  requests: number;
-  rps: number;
-  p50Ms: number;
-  p99Ms: number;
-  /** Answers that were not 2xx and timeouts: any is a failed scenario. */
-  failures: number;
-  /** Connection errors (refused, reset): any is a failed scenario. */
-  connectionErrors: number;
-  statusCodes: Record<string, number>;
-  /** CPU milliseconds per request, by process group. */
-  cpuMsPerRequest: Map<string, number>;
-  /** Peak RSS during the run, by process group (the group's rssPid). */
-  peakRss: Map<string, number>;
-}
-
 function requestsOf(options: LoadOptions): autocannon.Options['requests'] {
   const paths = options.paths;
   if (!paths || paths.length === 0) return undefined;
@@ -142,7 +126,15 @@ export async function measureSlice(groups: ProcessGroup[], options: LoadOptions)
   };
 }
 
-/** One run of load: req/s, latency percentiles and CPU per request of its answers. */
+/** One run of load as a whole: req/s, latency percentiles and CPU per request, by process group. */
+export type LoadResult = Pick<LoadSlice, 'requests' | 'failures' | 'connectionErrors' | 'statusCodes' | 'peakRss'> & {
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  cpuMsPerRequest: Map<string, number>;
+};
+
+/** Runs the load once, as one slice. */
 export async function measure(groups: ProcessGroup[], options: LoadOptions): Promise<LoadResult> {
   const slice = await measureSlice(groups, options);
   const { latency } = autocannon.aggregateResult([slice.raw], { url: options.url });
