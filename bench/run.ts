@@ -126,7 +126,17 @@ function toSlice(slice: LoadSlice, url: string, roles: Record<string, Role>, rss
     const role = roles[group];
     if (role) cpuMs[role] = (cpuMs[role] ?? 0) + ms;
   }
-  return { requests: slice.requests, seconds: slice.seconds, cpuMs, latencies: { raw: slice.raw, url }, peakRssBytes: rssGroup ? slice.peakRss.get(rssGroup) : undefined };
+  const nodeGroups = [...slice.cpuMs.keys()].filter((group) => roles[group] === 'node');
+  const mainThread = nodeGroups.map((group) => slice.mainThreadCpuMs.get(group));
+  const nodeMainThreadMs = nodeGroups.length > 0 && mainThread.every((ms) => ms !== undefined) ? mainThread.reduce((sum, ms) => sum! + ms!, 0) : undefined;
+  return {
+    requests: slice.requests,
+    seconds: slice.seconds,
+    cpuMs,
+    nodeMainThreadMs,
+    latencies: { raw: slice.raw, url },
+    peakRssBytes: rssGroup ? slice.peakRss.get(rssGroup) : undefined,
+  };
 }
 
 async function expectJson(url: string, headers: Record<string, string>, check: (body: Record<string, unknown>) => boolean, what: string): Promise<Record<string, unknown>> {
@@ -257,10 +267,10 @@ async function main(): Promise<void> {
     const scriptSide = (name: string, script: string, env: (seconds: number) => NodeJS.ProcessEnv): Side => ({
       async warm() {},
       async slice(seconds) {
-        const result = await runBaselineScript<{ operations: number; seconds: number; cpuMs: number; latenciesMs: number[] }>(lifecycle, name, script, env(seconds), {
+        const result = await runBaselineScript<{ operations: number; seconds: number; cpuMs: number; mainThreadCpuMs: number; latenciesMs: number[] }>(lifecycle, name, script, env(seconds), {
           logFile: path.join(workDir, `${name.replace(/\W+/g, '-')}.log`),
         });
-        return { requests: result.operations, seconds: result.seconds, cpuMs: { node: result.cpuMs }, latencies: result.latenciesMs };
+        return { requests: result.operations, seconds: result.seconds, cpuMs: { node: result.cpuMs }, nodeMainThreadMs: result.mainThreadCpuMs, latencies: result.latenciesMs };
       },
     });
     const pair = (baselineName: string, baseline: Measured, name: string, subject: Measured): Row => {

@@ -8,7 +8,7 @@
  * so that it finds the same node_modules and data files. Both builds are started with
  * NODE_ENV=production on one Postgres database (and, for tools, one private redis-server), and the load
  * goes straight to each one's port at c=16 (uploads: c=4), A then B in odd rounds and B then A in
- * even ones, after a warm-up of each. Prints each round and the medians: req/s, p99 latency, the service's CPU per request, and the
+ * even ones, after a warm-up of each. Prints each round and the medians: req/s, p99 latency, the service's CPU per request (and its main thread's), and the
  * CPU per request of the database's backends. Everything it started or created is removed at the end.
  * `--node-args-a`/`-b` add Node flags to one build's process (one build twice: a flag side by side).
  *
@@ -138,7 +138,7 @@ async function main(): Promise<void> {
       }
     }
 
-    const results = servers.map(() => ({ rps: [] as number[], p99: [] as number[], node: [] as number[], postgres: [] as number[] }));
+    const results = servers.map(() => ({ rps: [] as number[], p99: [] as number[], node: [] as number[], mainThread: [] as number[], postgres: [] as number[] }));
     for (const server of servers) await load({ ...request(server.port), durationSec: 3 });
     for (let round = 1; round <= rounds; round++) {
       const line: string[] = [];
@@ -153,15 +153,19 @@ async function main(): Promise<void> {
         }
         results[i]!.rps.push(result.rps);
         results[i]!.p99.push(result.p99Ms);
-        results[i]!.node.push(result.cpuMsPerRequest.get('node')!);
-        results[i]!.postgres.push(result.cpuMsPerRequest.get('postgres')!);
-        line.push(`${'AB'[i]} ${result.rps.toFixed(0)} req/s, p99 ${result.p99Ms} ms, node ${result.cpuMsPerRequest.get('node')!.toFixed(3)} ms, postgres ${result.cpuMsPerRequest.get('postgres')!.toFixed(3)} ms`);
+        const node = result.cpuMsPerRequest.get('node')!;
+        const mainThread = result.mainThreadCpuMsPerRequest.get('node')!;
+        const pg = result.cpuMsPerRequest.get('postgres')!;
+        results[i]!.node.push(node);
+        results[i]!.mainThread.push(mainThread);
+        results[i]!.postgres.push(pg);
+        line.push(`${'AB'[i]} ${result.rps.toFixed(0)} req/s, p99 ${result.p99Ms} ms, node ${node.toFixed(3)} ms (main thread ${mainThread.toFixed(3)}), postgres ${pg.toFixed(3)} ms`);
       }
       log(`round ${round}: ${line.sort().join('; ')}`);
     }
     const summary = results.map(
       (r, i) =>
-        `${'AB'[i]} (${path.relative(ROOT, builds[i]!)}${extraNodeArgs[i]!.length ? ` ${extraNodeArgs[i]!.join(' ')}` : ''}): ${median(r.rps).toFixed(0)} req/s, p99 ${median(r.p99)} ms, node ${median(r.node).toFixed(3)} ms, postgres ${median(r.postgres).toFixed(3)} ms per request`,
+        `${'AB'[i]} (${path.relative(ROOT, builds[i]!)}${extraNodeArgs[i]!.length ? ` ${extraNodeArgs[i]!.join(' ')}` : ''}): ${median(r.rps).toFixed(0)} req/s, p99 ${median(r.p99)} ms, node ${median(r.node).toFixed(3)} ms (main thread ${median(r.mainThread).toFixed(3)}), postgres ${median(r.postgres).toFixed(3)} ms per request`,
     );
     const ratio = median(results[1]!.rps) / median(results[0]!.rps);
     process.stdout.write(

@@ -17,6 +17,8 @@ export interface Slice {
   seconds: number;
   /** CPU milliseconds spent during the slice, by role. */
   cpuMs: Partial<Record<Role, number>>;
+  /** Of the node role's, what the main thread spent (the event loop; the rest is worker threads), when read. */
+  nodeMainThreadMs?: number;
   /** Its answers' latencies: autocannon's raw result (a histogram) of a load on `url`, or each one in ms (a baseline script's operations). */
   latencies: { raw: autocannon.RawResult; url: string } | number[];
   peakRssBytes?: number;
@@ -43,6 +45,8 @@ export function sumSlices(slices: Slice[]): Measured {
     for (const [role, ms] of Object.entries(slice.cpuMs) as [Role, number][]) cpuMsPerRequest[role] = (cpuMsPerRequest[role] ?? 0) + ms;
   }
   for (const role of Object.keys(cpuMsPerRequest) as Role[]) cpuMsPerRequest[role] = requests > 0 ? cpuMsPerRequest[role]! / requests : 0;
+  const mainThread = slices.map((s) => s.nodeMainThreadMs);
+  const nodeMainThreadMsPerRequest = requests > 0 && mainThread.every((ms) => ms !== undefined) ? mainThread.reduce((sum, ms) => sum! + ms!, 0)! / requests : undefined;
   let p50Ms: number;
   let p99Ms: number;
   const lists = slices.map((s) => s.latencies).filter((l): l is number[] => Array.isArray(l));
@@ -68,6 +72,7 @@ export function sumSlices(slices: Slice[]): Measured {
     p50Ms,
     p99Ms,
     cpuMsPerRequest,
+    nodeMainThreadMsPerRequest,
     peakRssBytes: peaks.length > 0 ? Math.max(...peaks) : undefined,
   };
 }

@@ -1,5 +1,5 @@
 import autocannon from 'autocannon';
-import { cpuSince, peakRssBytes, resetPeakRss, snapshotCpu, type ProcessGroup } from './proc';
+import { cpuSince, mainThreadCpuMs, peakRssBytes, resetPeakRss, snapshotCpu, type ProcessGroup } from './proc';
 
 export interface LoadOptions {
   url: string;
@@ -63,13 +63,13 @@ export async function load(options: LoadOptions): Promise<autocannon.Result> {
  * wrong too. autocannon's histogram keeps whole milliseconds, rounded down, so its mean errs low; the
  * 2 % allowed covers its duration, which it rounds to 10 ms.
  */
-function checkLatencyFitsDuration(options: LoadOptions, result: autocannon.Result): void {
-  const answers = result.latency.totalCount;
+function checkLatencyFitsDuration(options: LoadOptions, seconds: number, latency: autocannon.Result['latency']): void {
+  const answers = latency.totalCount;
   if (!answers) return;
-  const boundMs = (options.connections * result.duration * 1000) / answers;
-  if (result.latency.mean > boundMs * 1.02) {
+  const boundMs = (options.connections * seconds * 1000) / answers;
+  if (latency.mean > boundMs * 1.02) {
     throw new Error(
-      `${options.url}: mean latency ${result.latency.mean} ms is more than ${options.connections} connections can give in ${result.duration} s for ${answers} answers (${boundMs.toFixed(2)} ms): the latencies are mistimed`,
+      `${options.url}: mean latency ${latency.mean} ms is more than ${options.connections} connections can give in ${seconds} s for ${answers} answers (${boundMs.toFixed(2)} ms): the latencies are mistimed`,
     );
   }
 }
@@ -84,6 +84,9 @@ export interface LoadSlice {
   /** Answers counted. */
   requests: number;
   seconds: number;
+  /** Latency percentiles of this run's answers alone (slices merge their `raw` histograms instead). */
+  p50Ms: number;
+  p99Ms: number;
   /** Answers that were not 2xx and timeouts: any is a failed scenario. */
   failures: number;
   /** Connection errors (refused, reset): any is a failed scenario. */
@@ -91,64 +94,74 @@ export interface LoadSlice {
   statusCodes: Record<string, number>;
   /** CPU milliseconds spent during the run, by process group. */
   cpuMs: Map<string, number>;
-  /** Peak RSS during the run, by process group (the group's rssPid). */
+  /** Of that, what the main thread of the group's leader spent, by process group. */
+  mainThreadCpuMs: Map<string, number>;
+  /** Peak RSS during the run, by process group (of its leader). */
   peakRss: Map<string, number>;
 }
 
 /** Runs the load and reads the CPU each process group spent during it, from /proc. */
 export async function measureSlice(groups: ProcessGroup[], options: LoadOptions): Promise<LoadSlice> {
-  const rssPids = new Map<string, number>();
+  const leaders = new Map<string, number>();
   for (const group of groups) {
-    const pid = group.rssPid?.();
+    const pid = group.leader?.();
     if (pid !== undefined) {
       resetPeakRss(pid);
-      rssPids.set(group.name, pid);
+      leaders.set(group.name, pid);
     }
   }
+  const mainThreadBefore = new Map([...leaders].map(([name, pid]) => [name, mainThreadCpuMs(pid)]));
   const before = await snapshotCpu(groups);
   const raw = await autocannon({ ...autocannonOptions(options), skipAggregateResult: true });
   const cpuMs = await cpuSince(groups, before);
-  checkLatencyFitsDuration(options, autocannon.aggregateResult([raw], { url: options.url }));
+  const { latency } = autocannon.aggregateResult([raw], { url: options.url });
+  checkLatencyFitsDuration(options, raw.duration, latency);
   const peakRss = new Map<string, number>();
-  for (const [name, pid] of rssPids) {
+  const mainThread = new Map<string, number>();
+  for (const [name, pid] of leaders) {
     const peak = peakRssBytes(pid);
     if (peak !== null) peakRss.set(name, peak);
+    const start = mainThreadBefore.get(name);
+    const end = mainThreadCpuMs(pid);
+    if (start != null && end !== null) mainThread.set(name, end - start);
   }
   return {
     raw,
     requests: raw.totalCompletedRequests,
     seconds: raw.duration,
+    p50Ms: latency.p50,
+    p99Ms: latency.p99,
     failures: raw.non2xx + raw.timeouts,
     connectionErrors: raw.errors,
     statusCodes: Object.fromEntries(Object.entries(raw.statusCodeStats ?? {}).map(([code, stats]) => [code, stats.count])),
     cpuMs,
+    mainThreadCpuMs: mainThread,
     peakRss,
   };
 }
 
 /** One run of load as a whole: req/s, latency percentiles and CPU per request, by process group. */
-export type LoadResult = Pick<LoadSlice, 'requests' | 'failures' | 'connectionErrors' | 'statusCodes' | 'peakRss'> & {
+export type LoadResult = Pick<LoadSlice, 'requests' | 'p50Ms' | 'p99Ms' | 'failures' | 'connectionErrors' | 'statusCodes' | 'peakRss'> & {
   rps: number;
-  p50Ms: number;
-  p99Ms: number;
   cpuMsPerRequest: Map<string, number>;
+  /** Of that, the main thread's of each group's leader. */
+  mainThreadCpuMsPerRequest: Map<string, number>;
 };
 
 /** Runs the load once, as one slice. */
 export async function measure(groups: ProcessGroup[], options: LoadOptions): Promise<LoadResult> {
   const slice = await measureSlice(groups, options);
-  const { latency } = autocannon.aggregateResult([slice.raw], { url: options.url });
-  const cpuMsPerRequest = new Map<string, number>();
-  for (const [name, ms] of slice.cpuMs) cpuMsPerRequest.set(name, slice.requests > 0 ? ms / slice.requests : 0);
+  const perRequest = (used: Map<string, number>) => new Map([...used].map(([name, ms]) => [name, slice.requests > 0 ? ms / slice.requests : 0]));
   return {
     requests: slice.requests,
     rps: slice.requests / (slice.seconds || 1),
-    p50Ms: latency.p50,
-    p99Ms: latency.p99,
+    p50Ms: slice.p50Ms,
+    p99Ms: slice.p99Ms,
     failures: slice.failures,
     connectionErrors: slice.connectionErrors,
     statusCodes: slice.statusCodes,
-    cpuMsPerRequest,
+    cpuMsPerRequest: perRequest(slice.cpuMs),
+    mainThreadCpuMsPerRequest: perRequest(slice.mainThreadCpuMs),
     peakRss: slice.peakRss,
   };
 }

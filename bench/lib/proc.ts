@@ -9,10 +9,10 @@ interface ProcStat {
   cpuMs: number;
 }
 
-function readStat(pid: number): ProcStat | null {
+function readStat(pid: number, thread?: number): ProcStat | null {
   let text: string;
   try {
-    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    text = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8');
   } catch {
     return null; // gone
   }
@@ -47,6 +47,15 @@ export function cpuMs(pid: number): number | null {
   return readStat(pid)?.cpuMs ?? null;
 }
 
+/**
+ * CPU milliseconds of a process's main thread alone (the thread whose id is the pid). In Node that is
+ * the event loop, where JavaScript runs; libuv's thread pool, libvips' workers and V8's helper threads
+ * are the rest of the process's CPU.
+ */
+export function mainThreadCpuMs(pid: number): number | null {
+  return readStat(pid, pid)?.cpuMs ?? null;
+}
+
 /** Peak resident set size (VmHWM) in bytes since start or since resetPeakRss. */
 export function peakRssBytes(pid: number): number | null {
   try {
@@ -74,8 +83,8 @@ export function resetPeakRss(pid: number): void {
 export interface ProcessGroup {
   name: string;
   pids(): Promise<number[]>;
-  /** The process whose peak RSS is reported, when the group has one that matters. */
-  rssPid?: () => number | undefined;
+  /** The process the group was started as, when it has one: its peak RSS and its main thread's CPU are read. */
+  leader?: () => number | undefined;
 }
 
 export interface CpuSnapshot {

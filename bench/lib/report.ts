@@ -10,6 +10,8 @@ export interface Measured {
   p99Ms: number;
   /** CPU milliseconds per request, by role; absent roles took no part. */
   cpuMsPerRequest: Partial<Record<Role, number>>;
+  /** Of the node role's, the main thread's (where JavaScript runs), when it was read. */
+  nodeMainThreadMsPerRequest?: number;
   /** Peak RSS of the process under test, in bytes. */
   peakRssBytes?: number;
 }
@@ -31,8 +33,12 @@ export interface TargetCheck {
 
 const fixed = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : '-');
 
-function cpuCell(cpu: Partial<Record<Role, number>>): string {
-  const parts = ROLES.filter((role) => cpu[role] !== undefined).map((role) => `${role} ${fixed(cpu[role]!, 3)}`);
+function cpuCell(measured: Measured): string {
+  const cpu = measured.cpuMsPerRequest;
+  const mainThread = measured.nodeMainThreadMsPerRequest;
+  const parts = ROLES.filter((role) => cpu[role] !== undefined).map(
+    (role) => `${role} ${fixed(cpu[role]!, 3)}${role === 'node' && mainThread !== undefined ? ` (main thread ${fixed(mainThread, 3)})` : ''}`,
+  );
   if (parts.length === 0) return '-';
   const total = ROLES.reduce((sum, role) => sum + (cpu[role] ?? 0), 0);
   return parts.length === 1 ? parts[0]! : `${parts.join(' + ')} = ${fixed(total, 3)}`;
@@ -49,7 +55,7 @@ export function table(rows: Row[]): string {
     fixed(row.measured.rps, 0),
     fixed(row.measured.p50Ms, 1),
     fixed(row.measured.p99Ms, 1),
-    cpuCell(row.measured.cpuMsPerRequest),
+    cpuCell(row.measured),
     row.measured.peakRssBytes === undefined ? '-' : `${fixed(row.measured.peakRssBytes / 1024 / 1024, 0)} MB`,
     row.ratio === undefined ? (row.note ?? '') : `${fixed(row.ratio, 2)}× ${row.baseline}${row.note ? `; ${row.note}` : ''}`,
   ]);

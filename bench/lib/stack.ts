@@ -57,15 +57,14 @@ export async function waitForHttp(url: string, child: ChildProcess, what: string
 }
 
 /** All processes of a child started in its own group: nginx master and workers, tsx and its node. */
-export function treeGroup(name: string, child: () => ChildProcess | undefined, rssOf: 'leader' | 'largest' = 'leader'): ProcessGroup {
-  const pids = () => {
-    const pid = child()?.pid;
-    return pid === undefined ? [] : processTree(pid);
-  };
+export function treeGroup(name: string, child: () => ChildProcess | undefined): ProcessGroup {
   return {
     name,
-    pids: async () => pids(),
-    rssPid: () => (rssOf === 'leader' ? child()?.pid : pids().at(-1)),
+    pids: async () => {
+      const pid = child()?.pid;
+      return pid === undefined ? [] : processTree(pid);
+    },
+    leader: () => child()?.pid,
   };
 }
 
