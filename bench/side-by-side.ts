@@ -8,7 +8,7 @@
  * so that it finds the same node_modules and data files. Both builds are started with
  * NODE_ENV=production on one Postgres database (and, for tools, one private redis-server), and the load
  * goes straight to each one's port at c=16 (uploads: c=4), A then B in odd rounds and B then A in
- * even ones, after a warm-up of each. Prints each round and the medians: req/s, p99 latency, the service's CPU per request (and its main thread's), and the
+ * even ones (bench/lib/alternate.ts), after a warm-up of each. Prints each slice and the medians: req/s, p99 latency, the service's CPU per request (and its main thread's), and the
  * CPU per request of the database's backends. Everything it started or created is removed at the end.
  * `--node-args-a`/`-b` add Node flags to one build's process (one build twice: a flag side by side).
  *
@@ -21,7 +21,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { createImagesGroup, createImagesUser, multipartUpload, NEEDLE, seedImageRows, seedTools, writeJpeg } from './lib/dataset';
 import { createLifecycle } from './lib/lifecycle';
-import { load, measure, type LoadOptions } from './lib/load';
+import { alternate, type Side } from './lib/alternate';
+import { load, measureSlice, type LoadOptions } from './lib/load';
 import type { ProcessGroup } from './lib/proc';
 import { connectPostgres, randomSuffix, ROOT, startRedis, startService, treeGroup, type Service } from './lib/stack';
 
@@ -139,30 +140,34 @@ async function main(): Promise<void> {
     }
 
     const results = servers.map(() => ({ rps: [] as number[], p99: [] as number[], node: [] as number[], mainThread: [] as number[], postgres: [] as number[] }));
-    for (const server of servers) await load({ ...request(server.port), durationSec: 3 });
-    for (let round = 1; round <= rounds; round++) {
-      const line: string[] = [];
-      // A then B in odd rounds, B then A in even ones: neither build always runs right after the other.
-      const order = round % 2 === 1 ? [0, 1] : [1, 0];
-      for (const i of order) {
-        const server = servers[i]!;
+    // Each build is a side of alternate(): A then B in odd rounds, B then A in even ones, so neither
+    // always runs right after the other. Each slice is kept, for the medians.
+    const sides: Side[] = servers.map((server, i) => ({
+      async warm() {
+        await load({ ...request(server.port), durationSec: 3 });
+      },
+      async slice(seconds) {
         const groups: ProcessGroup[] = [treeGroup('node', () => server.process), postgres.backendGroup('postgres', databaseUrl)];
-        const result = await measure(groups, { ...request(server.port), durationSec: sliceSec });
-        if (result.failures > 0 || result.connectionErrors > 0 || result.requests === 0) {
-          throw new Error(`${'AB'[i]}: ${result.failures} failed requests and ${result.connectionErrors} connection errors of ${result.requests} (${JSON.stringify(result.statusCodes)})`);
+        const slice = await measureSlice(groups, { ...request(server.port), durationSec: seconds });
+        if (slice.failures > 0 || slice.connectionErrors > 0 || slice.requests === 0) {
+          throw new Error(`${'AB'[i]}: ${slice.failures} failed requests and ${slice.connectionErrors} connection errors of ${slice.requests} (${JSON.stringify(slice.statusCodes)})`);
         }
-        results[i]!.rps.push(result.rps);
-        results[i]!.p99.push(result.p99Ms);
-        const node = result.cpuMsPerRequest.get('node')!;
-        const mainThread = result.mainThreadCpuMsPerRequest.get('node')!;
-        const pg = result.cpuMsPerRequest.get('postgres')!;
-        results[i]!.node.push(node);
-        results[i]!.mainThread.push(mainThread);
-        results[i]!.postgres.push(pg);
-        line.push(`${'AB'[i]} ${result.rps.toFixed(0)} req/s, p99 ${result.p99Ms} ms, node ${node.toFixed(3)} ms (main thread ${mainThread.toFixed(3)}), postgres ${pg.toFixed(3)} ms`);
-      }
-      log(`round ${round}: ${line.sort().join('; ')}`);
-    }
+        const rps = slice.requests / (slice.seconds || 1);
+        const perRequest = (ms: number | undefined) => (ms ?? 0) / slice.requests;
+        const node = perRequest(slice.cpuMs.get('node'));
+        const mainThread = perRequest(slice.mainThreadCpuMs.get('node'));
+        const pg = perRequest(slice.cpuMs.get('postgres'));
+        const r = results[i]!;
+        r.rps.push(rps);
+        r.p99.push(slice.p99Ms);
+        r.node.push(node);
+        r.mainThread.push(mainThread);
+        r.postgres.push(pg);
+        log(`round ${r.rps.length}: ${'AB'[i]} ${rps.toFixed(0)} req/s, p99 ${slice.p99Ms} ms, node ${node.toFixed(3)} ms (main thread ${mainThread.toFixed(3)}), postgres ${pg.toFixed(3)} ms`);
+        return { requests: slice.requests, seconds: slice.seconds, cpuMs: { node: slice.cpuMs.get('node'), postgres: slice.cpuMs.get('postgres') }, latencies: { raw: slice.raw, url: request(server.port).url } };
+      },
+    }));
+    await alternate(sides, { rounds, seconds: sliceSec });
     const summary = results.map(
       (r, i) =>
         `${'AB'[i]} (${path.relative(ROOT, builds[i]!)}${extraNodeArgs[i]!.length ? ` ${extraNodeArgs[i]!.join(' ')}` : ''}): ${median(r.rps).toFixed(0)} req/s, p99 ${median(r.p99)} ms, node ${median(r.node).toFixed(3)} ms (main thread ${median(r.mainThread).toFixed(3)}), postgres ${median(r.postgres).toFixed(3)} ms per request`,

@@ -139,29 +139,3 @@ export async function measureSlice(groups: ProcessGroup[], options: LoadOptions)
     peakRss,
   };
 }
-
-/** One run of load as a whole: req/s, latency percentiles and CPU per request, by process group. */
-export type LoadResult = Pick<LoadSlice, 'requests' | 'p50Ms' | 'p99Ms' | 'failures' | 'connectionErrors' | 'statusCodes' | 'peakRss'> & {
-  rps: number;
-  cpuMsPerRequest: Map<string, number>;
-  /** Of that, the main thread's of each group's leader. */
-  mainThreadCpuMsPerRequest: Map<string, number>;
-};
-
-/** Runs the load once, as one slice. */
-export async function measure(groups: ProcessGroup[], options: LoadOptions): Promise<LoadResult> {
-  const slice = await measureSlice(groups, options);
-  const perRequest = (used: Map<string, number>) => new Map([...used].map(([name, ms]) => [name, slice.requests > 0 ? ms / slice.requests : 0]));
-  return {
-    requests: slice.requests,
-    rps: slice.requests / (slice.seconds || 1),
-    p50Ms: slice.p50Ms,
-    p99Ms: slice.p99Ms,
-    failures: slice.failures,
-    connectionErrors: slice.connectionErrors,
-    statusCodes: slice.statusCodes,
-    cpuMsPerRequest: perRequest(slice.cpuMs),
-    mainThreadCpuMsPerRequest: perRequest(slice.mainThreadCpuMs),
-    peakRss: slice.peakRss,
-  };
-}
