@@ -13,8 +13,7 @@ import { createHealthRepository } from './db/health-repository';
 import { drainUnreadBody } from './http/drain-request';
 import { errorMiddleware, notFound } from './http/error-middleware';
 import { createImageRoutes } from './http/image-routes';
-import { requestLogging } from './http/request-logging';
-import { requestMetrics } from './http/request-metrics';
+import { observeRequests } from './http/request-observation';
 import { createUploadReceiver } from './http/upload-receiver';
 import { createBinService } from './images/bin-service';
 import { createBulkService } from './images/bulk-service';
@@ -106,8 +105,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   app.set('etag', false);
   app.disable('x-powered-by');
 
-  app.use(requestMetrics(metrics.observeRequest));
-  app.use(requestLogging(deps.logger, ['token']));
+  app.use(observeRequests({ logger: deps.logger, secretNames: ['token'], observe: metrics.observeRequest }));
 
   app.use('/api', (req, res, next) => {
     res.setHeader('Access-Control-Allow-Origin', '*');

@@ -13,8 +13,7 @@ import type { ToolsConfig } from './config';
 import { createHealthRepository } from './db/health-repository';
 import { API_PATH, createDirectoryHandler } from './http/directory-routes';
 import { errorMiddleware, notFound } from './http/error-middleware';
-import { requestLogging } from './http/request-logging';
-import { requestMetrics } from './http/request-metrics';
+import { observeRequests } from './http/request-observation';
 import { createMetrics, type Metrics } from './metrics/metrics';
 import type { RequestLimiter } from './ratelimit/request-limiter';
 import { loadSiteAssets } from './site/site-assets';
@@ -103,8 +102,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   app.set('etag', false);
   app.disable('x-powered-by');
 
-  app.use(requestMetrics(metrics.observeRequest));
-  app.use(requestLogging(deps.logger, ['api_key']));
+  app.use(observeRequests({ logger: deps.logger, secretNames: ['api_key'], observe: metrics.observeRequest }));
 
   // The API first: it is what is asked for most.
   app.all(API_PATH, createDirectoryHandler({ directory, ads, admit }));

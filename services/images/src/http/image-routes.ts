@@ -29,7 +29,7 @@ import {
   presentedToken,
   type ActionName,
 } from './image-params';
-import { requestLog } from './request-logging';
+import { requestLog } from './request-observation';
 import type { UploadReceiver } from './upload-receiver';
 
 export interface ImageRoutesDeps {

@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import querystring from 'node:querystring';
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 
 // This file is the same in both services (DESIGN: each owns its glue, no shared package).
+
+/** Counts and times one finished request (the metrics' part of observeRequests). */
+export type ObserveRequest = (labels: { route: string; method: string; status: string }, seconds: number) => void;
 
 /** Where a request keeps its RequestLogState (see requestLog). */
 const requestLogs: unique symbol = Symbol('requestLog');
@@ -16,13 +19,15 @@ const requestLogs: unique symbol = Symbol('requestLog');
 class RequestLogState {
   /** The logger bound to the request, once something has asked for it. */
   logger: Logger | undefined = undefined;
-  /** The request's line is written (its end is seen by up to three events). */
+  /** The request's end is observed (it is seen by up to three events). */
   ended = false;
   constructor(
     readonly base: Logger,
     readonly redactSecrets: (url: string) => string,
+    readonly observe: ObserveRequest,
     readonly id: string,
     readonly url: string,
+    /** performance.now() when the request arrived. */
     readonly started: number,
   ) {}
 }
@@ -107,39 +112,49 @@ export function secretRedactor(secretNames: readonly string[]): (url: string) =>
 }
 
 /**
- * One JSON log line per request (probes excepted) when it ends, carrying the request id nginx set (or
- * a new one), echoed as `X-Request-Id`: `request completed` (info), `request aborted` (info: the client
- * left first) or `request errored` (error: a 5xx or a failed response), with `req`, `res` and
- * `responseTime` (ms), the fields pino-http wrote. No header but the user agent is logged, and secret
- * query parameters are redacted: credentials never reach a log. `requestLog(req)` is a child logger bound to
- * the request, made only when something logs through it (pino-http made one per request, and that
- * was a quarter of a cached tools request's CPU).
+ * Observes every request's end, once, for both of its records: one middleware, one set of listeners
+ * and one clock where there were two of each:
+ * - the metric: an answered request (its end written before the client left) is counted and timed
+ *   under the route label the routes put in `res.locals.metricsRoute` (an action name, `thumb`,
+ *   `healthz`, ...), or `unmatched`;
+ * - the log: one JSON line per request (probes excepted), carrying the request id nginx set (or a new
+ *   one), echoed as `X-Request-Id`: `request completed` (info), `request aborted` (info: the client left
+ *   first) or `request errored` (error: a 5xx or a failed response), with `req`, `res` and
+ *   `responseTime` (ms), the fields pino-http wrote. No header but the user agent is logged, and secret
+ *   query parameters are redacted: credentials never reach a log. `requestLog(req)` is a child logger
+ *   bound to the request, made only when something logs through it (pino-http made one per request, and
+ *   that was a quarter of a cached tools request's CPU).
  */
-export function requestLogging(logger: Logger, secretNames: readonly string[]): RequestHandler {
-  const redactSecrets = secretRedactor(secretNames);
+export function observeRequests(options: { logger: Logger; secretNames: readonly string[]; observe: ObserveRequest }): RequestHandler {
+  const { logger, observe } = options;
+  const redactSecrets = secretRedactor(options.secretNames);
   return (req, res, next) => {
     const incoming = req.headers['x-request-id'];
     const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.setHeader('X-Request-Id', id);
     req.id = id;
-    req[requestLogs] = new RequestLogState(logger, redactSecrets, id, req.originalUrl ?? req.url, Date.now());
-    if (!PROBES.has(req.url)) {
-      res.on('close', writeRequestLine);
-      res.on('finish', writeRequestLine);
-      res.on('error', writeRequestLine);
-    }
+    req[requestLogs] = new RequestLogState(logger, redactSecrets, observe, id, req.originalUrl ?? req.url, performance.now());
+    res.on('close', observeEnd);
+    res.on('finish', observeEnd);
+    res.on('error', observeEnd);
     next();
   };
 }
 
-/** The listener of a response's end ('finish', 'close' or 'error'): writes the request's line once. */
-function writeRequestLine(this: ServerResponse, error?: unknown): void {
+/** The listener of a response's end ('finish', 'close' or 'error'): records the request once. */
+function observeEnd(this: Response, error?: unknown): void {
   const req = this.req;
   const state = req[requestLogs];
   if (!state || state.ended) return;
   state.ended = true;
+  const elapsedMs = performance.now() - state.started;
+  if (this.writableEnded) {
+    const route = typeof this.locals.metricsRoute === 'string' ? this.locals.metricsRoute : 'unmatched';
+    state.observe({ route, method: req.method, status: String(this.statusCode) }, elapsedMs / 1000);
+  }
+  if (PROBES.has(state.url)) return;
   const res = { statusCode: this.headersSent ? this.statusCode : null };
-  const responseTime = Date.now() - state.started;
+  const responseTime = Math.round(elapsedMs);
   const log = state.logger ?? state.base;
   // A logger bound to the request already carries its `req`.
   const fields = state.logger ? { res, responseTime } : { req: requestFields(req, state), res, responseTime };

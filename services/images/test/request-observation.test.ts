@@ -2,15 +2,18 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import pino from 'pino';
-import { requestLog, requestLogging } from '../src/http/request-logging';
+import { observeRequests, requestLog, type ObserveRequest } from '../src/http/request-observation';
 
-// This file is the same in both services: each owns its copy of the request logging middleware.
+// This file is the same in both services: each owns its copy of the request observation middleware.
 
 type Line = Record<string, unknown> & { msg: string; level: number; raw: string; req?: Record<string, unknown>; res?: { statusCode: number | null } };
 
-/** An app with the middleware, a logger whose lines are kept, and a way to wait for a request's line. */
+type Observation = { labels: Parameters<ObserveRequest>[0]; seconds: number };
+
+/** An app with the middleware, a logger whose lines and the metrics' observations are kept, and a way to wait for a request's line. */
 function loggedApp() {
   const lines: Line[] = [];
+  const observations: Observation[] = [];
   const waiting: Array<{ id: string; msg: string; resolve: (line: Line) => void }> = [];
   const logger = pino(
     { level: 'info' },
@@ -28,8 +31,9 @@ function loggedApp() {
     },
   );
   const app = express();
-  app.use(requestLogging(logger, ['api_key', 'token']));
+  app.use(observeRequests({ logger, secretNames: ['api_key', 'token'], observe: (labels, seconds) => observations.push({ labels, seconds }) }));
   app.get('/ok', (_req, res) => {
+    res.locals.metricsRoute = 'ok';
     res.json({ ok: true });
   });
   app.get('/noted', (req, res) => {
@@ -37,12 +41,14 @@ function loggedApp() {
     res.json({ ok: true });
   });
   app.get('/fails', (_req, res) => {
+    res.locals.metricsRoute = 'fails';
     res.status(500).json({ ok: false });
   });
   let arrived: () => void = () => {};
   const arrival = new Promise<void>((resolve) => (arrived = resolve));
   app.get('/never', () => arrived()); // never answers: the client leaves
   app.get('/healthz', (_req, res) => {
+    res.locals.metricsRoute = 'healthz';
     res.json({ status: 'ok' });
   });
   const lineFor = (id: string, msg: string) =>
@@ -52,7 +58,7 @@ function loggedApp() {
       else waiting.push({ id, msg, resolve });
     });
   const linesOf = (id: string) => lines.filter((line) => line.req?.id === id);
-  return { app, lines, lineFor, linesOf, arrival };
+  return { app, lines, observations, lineFor, linesOf, arrival };
 }
 
 let server: http.Server;
@@ -83,10 +89,24 @@ test('when a request is answered, then one info line says so with the request, i
   });
   expect(typeof line.responseTime).toBe('number');
   expect(JSON.stringify(subject.lines)).not.toContain('secret-');
-  // 'finish' and 'close' both come: still one line.
+  // 'finish' and 'close' both come: still one line, and one observation each.
   await fetch(`${base}/ok`, { headers: { 'X-Request-Id': 'done-2' } });
   await subject.lineFor('done-2', 'request completed');
   expect(subject.linesOf('done-1')).toHaveLength(1);
+  expect(subject.observations.map((o) => o.labels)).toEqual([
+    { route: 'ok', method: 'GET', status: '200' },
+    { route: 'ok', method: 'GET', status: '200' },
+  ]);
+  for (const { seconds } of subject.observations) {
+    expect(seconds).toBeGreaterThanOrEqual(0);
+    expect(seconds).toBeLessThan(60);
+  }
+});
+
+test('when no route names itself, then the request is counted as unmatched', async () => {
+  expect((await fetch(`${base}/nowhere`, { headers: { 'X-Request-Id': 'lost-1' } })).status).toBe(404);
+  await subject.lineFor('lost-1', 'request completed');
+  expect(subject.observations.map((o) => o.labels)).toEqual([{ route: 'unmatched', method: 'GET', status: '404' }]);
 });
 
 test('when a request has no usable id, then a new one is made, answered and logged', async () => {
@@ -101,6 +121,7 @@ test('when the answer is a 5xx, then the line is an error', async () => {
   const line = await subject.lineFor('fail-1', 'request errored');
   expect(line).toMatchObject({ level: 50, res: { statusCode: 500 }, err: { message: 'failed with status code 500' } });
   expect(subject.linesOf('fail-1')).toHaveLength(1);
+  expect(subject.observations.map((o) => o.labels)).toEqual([{ route: 'fails', method: 'GET', status: '500' }]);
 });
 
 test('when the client leaves before the answer, then the line says the request was aborted, with no status', async () => {
@@ -111,6 +132,8 @@ test('when the client leaves before the answer, then the line says the request w
   const line = await subject.lineFor('gone-1', 'request aborted');
   expect(line).toMatchObject({ level: 30, req: { id: 'gone-1', url: '/never' }, res: { statusCode: null } });
   expect(subject.linesOf('gone-1')).toHaveLength(1);
+  // No answer was written: nothing to count under a status.
+  expect(subject.observations).toEqual([]);
 });
 
 test('when a route logs through requestLog, then its line and the request line carry the request once each', async () => {
@@ -123,9 +146,10 @@ test('when a route logs through requestLog, then its line and the request line c
   for (const line of subject.linesOf('noted-1')) expect(line.raw.split('"req":')).toHaveLength(2);
 });
 
-test('when a probe is answered, then no line is written for it', async () => {
+test('when a probe is answered, then no line is written for it, but it is counted', async () => {
   await fetch(`${base}/healthz`, { headers: { 'X-Request-Id': 'probe-1' } });
   await fetch(`${base}/ok`, { headers: { 'X-Request-Id': 'after-probe' } });
   await subject.lineFor('after-probe', 'request completed');
   expect(subject.linesOf('probe-1')).toHaveLength(0);
+  expect(subject.observations.map((o) => o.labels.route)).toEqual(['healthz', 'ok']);
 });
