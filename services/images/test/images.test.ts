@@ -55,9 +55,8 @@ describe('list', () => {
             thumb_url: second.thumb_url,
             file_size: second.file_size,
             create_time: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
-            links: second.links,
           },
-          { id: first.id, original_name: 'a.png', url: first.url, thumb_url: first.thumb_url, file_size: first.file_size, create_time: expect.any(String), links: first.links },
+          { id: first.id, original_name: 'a.png', url: first.url, thumb_url: first.thumb_url, file_size: first.file_size, create_time: expect.any(String) },
         ],
         total: 2,
         page: 1,
@@ -66,6 +65,20 @@ describe('list', () => {
     });
     expect(res.body.data.list[0]).not.toHaveProperty('width');
     expect(res.body.data.list[0]).not.toHaveProperty('height');
+    // links=0 (or empty) is the default said aloud; links=1 adds the extension to each item, in the contract's order after it.
+    expect((await list(user.token, '&links=0')).body).toEqual(res.body);
+    expect((await list(user.token, '&links=')).body).toEqual(res.body);
+    const withLinks = await list(user.token, '&links=1');
+    expect(withLinks.body.data.list.map((item: { links: unknown }) => item.links)).toEqual([second.links, first.links]);
+    expect(Object.keys(withLinks.body.data.list[0])).toEqual(['id', 'original_name', 'url', 'thumb_url', 'file_size', 'create_time', 'links']);
+  });
+
+  test.each(['2', 'true', 'yes', '1&links=1'])('when links is %j, then 参数错误', async (value) => {
+    const user = await createTestUser(svc.db);
+    await upload(user.token);
+    const res = await list(user.token, `&links=${value}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ code: 1, msg: '参数错误' });
   });
 
   test('when create_time is rendered, then it is in Asia/Shanghai as YYYY-MM-DD HH:MM:SS', async () => {

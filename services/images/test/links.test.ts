@@ -19,7 +19,7 @@ async function uploadAs(token: string, filename: string) {
   return res.body.data as { id: number; url: string; thumb_url: string; links: Record<string, string> };
 }
 
-test('when an image is uploaded, then its links give the URL, thumbnail, Markdown, HTML, BBCode and a deletion page, and list gives the same', async () => {
+test('when an image is uploaded, then its links give the URL, thumbnail, Markdown, HTML, BBCode and a deletion page, and list gives the same when asked', async () => {
   const user = await createTestUser(svc.db);
   const image = await uploadAs(user.token, 'cat.png');
   expect(image.links).toEqual({
@@ -30,8 +30,10 @@ test('when an image is uploaded, then its links give the URL, thumbnail, Markdow
     bbcode: `[img]${image.url}[/img]`,
     delete: expect.stringMatching(new RegExp(`^http://img\\.test/api/delete\\.php\\?id=${image.id}&sig=[\\w-]{32}$`)),
   });
-  const listed = await request(svc.app).get(`${API}?action=list`).set('X-API-Token', user.token);
+  const listed = await request(svc.app).get(`${API}?action=list&links=1`).set('X-API-Token', user.token);
   expect(listed.body.data.list[0].links).toEqual(image.links);
+  const plain = await request(svc.app).get(`${API}?action=list`).set('X-API-Token', user.token);
+  expect(plain.body.data.list[0]).not.toHaveProperty('links');
 });
 
 test('when a file name holds Markdown, HTML or a right-to-left override, then each link form escapes it for its own syntax', async () => {

@@ -5,13 +5,17 @@ import type { BulkService } from '../images/bulk-service';
 import type { ListingService } from '../images/listing-service';
 import type { ProfileService } from '../users/profile-service';
 import type { ActionHandler } from './actions';
-import { bodyOrQuery, parseCategoryName, parseId, parseIdOrIds, parseIds, parsePageQuery } from './image-params';
+import { bodyOrQuery, parseCategoryName, parseId, parseIdOrIds, parseIds, parseLinksFlag, parsePageQuery } from './image-params';
 
 /** The image and category actions (upload has its own route: it streams). */
 export function createImageActions(deps: { listing: ListingService; bin: BinService; bulk: BulkService; categories: CategoriesService; profile: ProfileService }) {
   const { listing, bin, bulk, categories } = deps;
   return {
-    list: async ({ principal, query, now }) => ({ message: Messages.ok, data: await listing.list(principal, now, parsePageQuery(query)) }),
+    list: async ({ principal, query, now }) => {
+      const request = parsePageQuery(query);
+      const withLinks = parseLinksFlag(query.links);
+      return { message: Messages.ok, data: await listing.list(principal, now, request, { withLinks }) };
+    },
     trash: async ({ principal, query, now }) => ({ message: Messages.ok, data: await listing.trash(principal, now, parsePageQuery(query)) }),
     delete: async ({ principal, body, query }) => {
       const target = parseIdOrIds(body, query);

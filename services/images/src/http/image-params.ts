@@ -127,6 +127,16 @@ export interface PageQuery {
   keyword?: string;
 }
 
+/**
+ * `links=1` asks a list page for each item's `links` (the extension); absent, empty or `0`, the items
+ * carry the contract's fields only.
+ */
+export function parseLinksFlag(value: unknown): boolean {
+  if (value === undefined || value === '' || value === '0') return false;
+  if (value === '1') return true;
+  throw new AppError(Messages.badParameter, 200);
+}
+
 export function parsePageQuery(query: RawFields): PageQuery {
   const page = query.page === undefined ? 1 : parseOr(pageSchema, query.page);
   // data.limit tells the client what was used.

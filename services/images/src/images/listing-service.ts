@@ -57,9 +57,9 @@ export function createListingService(deps: { images: ImagesRepository; categorie
   }
 
   return {
-    /** The user's stored images, newest first. */
-    list(principal: Principal, now: Date, request: PageRequest): Promise<Page<ListItem>> {
-      return page(principal, now, 'stored', request, views.listItem);
+    /** The user's stored images, newest first; with each one's links when asked (see ImageViews.listItem). */
+    list(principal: Principal, now: Date, request: PageRequest, options: { withLinks: boolean } = { withLinks: false }): Promise<Page<ListItem>> {
+      return page(principal, now, 'stored', request, options.withLinks ? views.listItemWithLinks : views.listItem);
     },
 
     /** The user's recycle bin, most recently deleted first, with when each item will be purged. */

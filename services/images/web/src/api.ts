@@ -215,7 +215,8 @@ export function createApiClient(options: ApiClientOptions) {
     register: (username: string, password: string) => post<SignedIn>('register', { username, password }).then((a) => a.data),
     logout: () => post<undefined>('logout'),
 
-    list: (query: { page: number; limit: number; keyword?: string; category_id?: number }) => get<Page<ImageItem>>('list', query),
+    // The gallery shows an item's links (its detail view): it asks for them with each page.
+    list: (query: { page: number; limit: number; keyword?: string; category_id?: number }) => get<Page<ImageItem>>('list', { ...query, links: 1 }),
     trash: (query: { page: number; limit: number }) => get<Page<BinItem>>('trash', query),
     deleteMany: (ids: number[]) => post<BulkOutcome>('delete', { ids }).then((a) => a.data),
     restoreMany: (ids: number[]) => post<BulkOutcome>('restore', { ids }).then((a) => a.data),

@@ -58,7 +58,7 @@ describeWithChromium('the image web app in Chromium', () => {
       throw new Error(`the gallery never showed ${count} cards: ${JSON.stringify(state)}\n${String(error)}`);
     }
   };
-  const listed = async (query: Record<string, string> = {}) => (await platform.api('list', { token: aliceToken, query: { limit: '100', ...query } })).data as { total: number; list: Array<{ id: number; original_name: string; links: { markdown: string } }> };
+  const listed = async (query: Record<string, string> = {}) => (await platform.api('list', { token: aliceToken, query: { limit: '100', links: '1', ...query } })).data as { total: number; list: Array<{ id: number; original_name: string; links: { markdown: string } }> };
 
   beforeAll(async () => {
     shots = screenshotDir(tempShots);
