@@ -54,8 +54,16 @@ export function createLifecycle(log: (line: string) => void): Lifecycle {
   process.on('exit', () => {
     for (const child of children) killGroup(child, 'SIGKILL');
   });
+  // Every signal is caught, not only the first: Ctrl-C reaches the whole foreground group, and tsx (or
+  // npm) passes its own SIGINT on to this process too, so a second one arrives while the cleanup runs.
+  // Left to its default, that one would end the process with the cleanup half done: a service still
+  // running, its database not dropped.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
+    process.on(signal, () => {
+      if (cleaning) {
+        log(`${signal}: still stopping everything the bench started...`);
+        return;
+      }
       log(`\n${signal}: stopping everything the bench started...`);
       void cleanup().finally(() => process.exit(130));
     });
