@@ -57,8 +57,8 @@ export function createListingService(deps: { images: ImagesRepository; categorie
   }
 
   return {
-    /** The user's stored images, newest first; with each one's links when asked (see ImageViews.listItem). */
-    list(principal: Principal, now: Date, request: PageRequest, options: { withLinks: boolean } = { withLinks: false }): Promise<Page<ListItem>> {
+    /** The user's stored images, newest first; with each one's links when asked (`links=1`). */
+    list(principal: Principal, now: Date, request: PageRequest, options: { withLinks: boolean }): Promise<Page<ListItem>> {
       return page(principal, now, 'stored', request, options.withLinks ? views.listItemWithLinks : views.listItem);
     },
 

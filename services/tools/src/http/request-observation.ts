@@ -9,14 +9,14 @@ import type { Logger } from 'pino';
 /** Counts and times one finished request (the metrics' part of observeRequests). */
 export type ObserveRequest = (labels: { route: string; method: string; status: string }, seconds: number) => void;
 
-/** Where a request keeps its RequestLogState (see requestLog). */
-const requestLogs: unique symbol = Symbol('requestLog');
+/** Where a request keeps its RequestObservation (see observeRequests, requestLog). */
+const observations: unique symbol = Symbol('requestObservation');
 
 /**
- * What requestLogging keeps on each request, for requestLog(req) and for the line written when the
- * response ends: one object of one shape, so a request costs no closures of its own.
+ * What observeRequests keeps on each request, for requestLog(req) and for recording the request's
+ * end (its metric and its line): one object of one shape, so a request costs no closures of its own.
  */
-class RequestLogState {
+class RequestObservation {
   /** The logger bound to the request, once something has asked for it. */
   logger: Logger | undefined = undefined;
   /** The request's end is observed (it is seen by up to three events). */
@@ -36,12 +36,12 @@ declare module 'http' {
   interface IncomingMessage {
     /** The request id (nginx's X-Request-Id, or a new one). */
     id?: string;
-    [requestLogs]?: RequestLogState;
+    [observations]?: RequestObservation;
   }
 }
 
 /** The `req` of a request's log lines: no header but the user agent, secret query parameters redacted. */
-function requestFields(req: IncomingMessage, state: RequestLogState) {
+function requestFields(req: IncomingMessage, state: RequestObservation) {
   return {
     id: state.id,
     method: req.method,
@@ -53,10 +53,10 @@ function requestFields(req: IncomingMessage, state: RequestLogState) {
 
 /**
  * A logger bound to this request (`req` in every line), for errors and notes about it: made the
- * first time it is asked for. Undefined for a request requestLogging did not see.
+ * first time it is asked for. Undefined for a request observeRequests did not see.
  */
 export function requestLog(req: IncomingMessage): Logger | undefined {
-  const state = req[requestLogs];
+  const state = req[observations];
   if (!state) return undefined;
   return (state.logger ??= state.base.child({ req: requestFields(req, state) }));
 }
@@ -133,7 +133,7 @@ export function observeRequests(options: { logger: Logger; secretNames: readonly
     const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.setHeader('X-Request-Id', id);
     req.id = id;
-    req[requestLogs] = new RequestLogState(logger, redactSecrets, observe, id, req.originalUrl ?? req.url, performance.now());
+    req[observations] = new RequestObservation(logger, redactSecrets, observe, id, req.originalUrl ?? req.url, performance.now());
     res.on('close', observeEnd);
     res.on('finish', observeEnd);
     res.on('error', observeEnd);
@@ -144,7 +144,7 @@ export function observeRequests(options: { logger: Logger; secretNames: readonly
 /** The listener of a response's end ('finish', 'close' or 'error'): records the request once. */
 function observeEnd(this: Response, error?: unknown): void {
   const req = this.req;
-  const state = req[requestLogs];
+  const state = req[observations];
   if (!state || state.ended) return;
   state.ended = true;
   const elapsedMs = performance.now() - state.started;
