@@ -93,7 +93,7 @@ export function createAuthService(deps: {
     /**
      * The principal `authenticate` found for this token in the last minute, without asking the
      * database: a guess, not an authentication. Only a statement that confirms the credential itself
-     * may act on it (the list and bin pages: see liveCredentialRow), and a failure on it is decided
+     * may act on it (the list and bin pages: see credentialLive), and a failure on it is decided
      * again with `authenticate`. A credential's id and user never change, so a guess is either right
      * or its credential is gone.
      */

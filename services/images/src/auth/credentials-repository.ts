@@ -28,18 +28,16 @@ function toCredential(row: Record<string, unknown>): CredentialRow {
   };
 }
 
-/** Narrows `credentials as c` joined to `users as u` to live credentials: not expired at `now`, the user not disabled. */
-function whereLive(query: Knex.QueryBuilder, now: Knex.Value): Knex.QueryBuilder {
-  return query.whereNull('u.disabled_at').where((live) => live.whereNull('c.expires_at').orWhere('c.expires_at', '>', now));
-}
-
 /**
- * A subquery with a row while credential `id` of user `userId` is live at `now`. A statement that
- * reads a user's data under `WHERE EXISTS (…)` of it confirms the credential in its own snapshot, as
- * the lookup by digest would have: a reset, revoked, expired or disabled credential reads nothing.
+ * SQL that is true while credential `id` of user `userId` is live at `now`: not expired then, its
+ * user not disabled. It calls `credential_live` (migrations/20261126010000_credential_live), the one
+ * definition of a live credential. The lookup by digest filters on it; a statement that reads a
+ * user's data for a recalled principal gates on it (`WHERE` it), and so confirms the credential in
+ * its own snapshot, as the lookup would have: a reset, revoked, expired or disabled credential reads
+ * nothing.
  */
-export function liveCredentialRow(db: Knex, id: Knex.Value, userId: Knex.Value, now: Knex.Value): Knex.QueryBuilder {
-  return whereLive(db('credentials as c').join('users as u', 'u.id', 'c.user_id').where('c.id', id).andWhere('c.user_id', userId), now).select(db.raw('1'));
+export function credentialLive(db: Knex, id: Knex.Value, userId: Knex.Value, now: Knex.Value): Knex.Raw {
+  return db.raw('credential_live(?::bigint, ?::bigint, ?::timestamptz)', [id, userId, now]);
 }
 
 /** The credentials (account token, named tokens, sessions) users present in X-API-Token. */
@@ -48,7 +46,11 @@ export function createCredentialsRepository(db: Knex, options: { namedStatements
   const liveCredential = preparedStatement(
     db,
     (param) =>
-      whereLive(db('credentials as c').join('users as u', 'u.id', 'c.user_id').join('groups as g', 'g.id', 'u.group_id').where('c.token_hash', param(0)), param(1))
+      db('credentials as c')
+        .join('users as u', 'u.id', 'c.user_id')
+        .join('groups as g', 'g.id', 'u.group_id')
+        .where('c.token_hash', param(0))
+        .andWhere(credentialLive(db, db.ref('c.id'), db.ref('c.user_id'), param(1)))
         .limit(1)
         .select([
           ...userColumns,
@@ -68,7 +70,7 @@ export function createCredentialsRepository(db: Knex, options: { namedStatements
     /**
      * The live credential with this digest and its user: not expired, the user not disabled. Asked on
      * every request (a prepared statement) but the list and bin pages that check the credential
-     * themselves (liveCredentialRow), so a reset, revocation or disabling stops a credential on every
+     * themselves (credentialLive), so a reset, revocation or disabling stops a credential on every
      * replica at once.
      */
     async findLive(tokenHash: string, now: Date): Promise<{ credential: CredentialRow; user: UserRow } | null> {

@@ -5,6 +5,7 @@ import * as accounts from '../../migrations/20261124010000_accounts';
 import * as groupKeepsMetadata from '../../migrations/20261124020000_group_keeps_metadata';
 import * as imageCounts from '../../migrations/20261124200000_image_counts';
 import * as storageBackends from '../../migrations/20261125010000_storage_backends';
+import * as credentialLive from '../../migrations/20261126010000_credential_live';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -19,6 +20,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['20261124020000_group_keeps_metadata', groupKeepsMetadata],
   ['20261124200000_image_counts', imageCounts],
   ['20261125010000_storage_backends', storageBackends],
+  ['20261126010000_credential_live', credentialLive],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -70,7 +70,7 @@ function uploadOutcome(error: unknown): UploadOutcome {
 
 /**
  * Actions whose one statement confirms the credential it reads for (the list and bin pages: see
- * liveCredentialRow): with a principal recalled from memory they need no lookup of their own.
+ * credentialLive): with a principal recalled from memory they need no lookup of their own.
  */
 const CONFIRMS_CREDENTIAL: ReadonlySet<ActionName> = new Set(['list', 'trash']);
 

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { StorageBackend } from '../storage/object-store';
-import { liveCredentialRow } from '../auth/credentials-repository';
+import { credentialLive } from '../auth/credentials-repository';
 import { preparedStatement } from '../db/prepared-statement';
 
 /**
@@ -134,7 +134,7 @@ export function createImagesRepository(db: Knex, options: { namedStatements: boo
    * A page of a user's images with its exact total (a sum over the per-category counters), one
    * statement per status and filter. The totals' one row is joined to the page, so a page past the end
    * still answers one row: the total, with the page's columns null; no row at all when the credential
-   * is not live (see liveCredentialRow). Values: user id, category id (ignored without the filter),
+   * is not live (see credentialLive). Values: user id, category id (ignored without the filter),
    * limit, offset, credential id, now.
    */
   const pageWithTotal = (status: ImageStatus, byCategory: boolean) =>
@@ -148,8 +148,8 @@ export function createImagesRepository(db: Knex, options: { namedStatements: boo
       page.orderBy(pageOrder(status)).select(...LISTED_COLUMNS);
       // knex's limit() and offset() take numbers only, not a statement's parameters.
       return db.raw(
-        `SELECT page.*, totals.total FROM (?) AS totals LEFT JOIN LATERAL (? LIMIT ? OFFSET ?) AS page ON true WHERE EXISTS (?) ORDER BY ${orderOfPage(status)}`,
-        [counters.select(db.raw('coalesce(sum(count), 0) AS total')), page, param(2), param(3), liveCredentialRow(db, param(4), param(0), param(5))],
+        `SELECT page.*, totals.total FROM (?) AS totals LEFT JOIN LATERAL (? LIMIT ? OFFSET ?) AS page ON true WHERE ? ORDER BY ${orderOfPage(status)}`,
+        [counters.select(db.raw('coalesce(sum(count), 0) AS total')), page, param(2), param(3), credentialLive(db, param(4), param(0), param(5))],
       );
     });
 
@@ -159,7 +159,7 @@ export function createImagesRepository(db: Knex, options: { namedStatements: boo
    * LIKE pattern, limit, offset. The page counts its matches in the same pass (a window over them,
    * which the trigram index finds). Joined to one row, a page past the end still answers one row, with
    * the page's columns null; only then are the matches counted on their own, and not at all for a first
-   * page (nothing matched: 0); no row at all when the credential is not live (see liveCredentialRow).
+   * page (nothing matched: 0); no row at all when the credential is not live (see credentialLive).
    * Values: user id, category id, LIKE pattern, limit, offset, credential id, now. Its best plan depends on the pattern, which a generic plan cannot see;
    * Postgres keeps planning it for each run's values, as it does the list page (with LIMIT and
    * OFFSET as parameters it prices a generic plan far above a custom one): after seven runs of a
@@ -180,8 +180,8 @@ export function createImagesRepository(db: Knex, options: { namedStatements: boo
         .select(...LISTED_COLUMNS, db.raw('count(*) OVER () AS matching_total'));
       return db.raw(
         `SELECT page.*, coalesce(page.matching_total, CASE WHEN ?::bigint = 0 THEN 0 ELSE (?) END) AS total
-         FROM (SELECT 1) AS one LEFT JOIN LATERAL (? LIMIT ? OFFSET ?) AS page ON true WHERE EXISTS (?) ORDER BY ${orderOfPage(status)}`,
-        [param(4), matches().count('*'), page, param(3), param(4), liveCredentialRow(db, param(5), param(0), param(6))],
+         FROM (SELECT 1) AS one LEFT JOIN LATERAL (? LIMIT ? OFFSET ?) AS page ON true WHERE ? ORDER BY ${orderOfPage(status)}`,
+        [param(4), matches().count('*'), page, param(3), param(4), credentialLive(db, param(5), param(0), param(6))],
       );
     });
 
