@@ -5,12 +5,12 @@
  * icons are unreachable here, so each card shows its letter avatar (the fallback the site renders).
  */
 import { mkdirSync } from 'node:fs';
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { loadConfig } from '../services/tools/src/config';
 import { ensureDemoData } from '../services/tools/src/demo';
+import { createAppServer } from '../services/tools/src/http/app-server';
 import { openToolsService } from '../services/tools/src/open-service';
 
 const OUT_DIR = path.resolve(__dirname, '..', 'docs', 'screenshots');
@@ -34,7 +34,7 @@ const DEMO_VISITS: Record<string, number> = {
 async function main(): Promise<void> {
   const config = loadConfig({ DATABASE_URL: 'pglite:memory', LOG_LEVEL: 'silent', ANONYMOUS_RATE_LIMIT_PER_HOUR: '100000' });
   const service = await openToolsService(config);
-  const server = http.createServer(service.app);
+  const server = createAppServer(service.app);
   let browser: Browser | undefined;
   try {
     await ensureDemoData(service.db);

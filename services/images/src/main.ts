@@ -1,5 +1,5 @@
-import http from 'node:http';
 import { loadConfig, type ImagesConfig } from './config';
+import { createAppServer } from './http/app-server';
 import { installClientErrorEnvelope } from './http/client-error';
 import { createLogger, openImagesService } from './open-service';
 
@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config, { buffered: true });
   const service = await openImagesService(config, { logger });
-  const server = http.createServer(service.app);
+  const server = createAppServer(service.app);
   installClientErrorEnvelope(server, logger);
   server.on('error', (error) => {
     logger.fatal({ err: error }, 'server error');

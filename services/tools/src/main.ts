@@ -1,6 +1,6 @@
-import http from 'node:http';
 import { loadConfig, type ToolsConfig } from './config';
 import { ensureDemoData } from './demo';
+import { createAppServer } from './http/app-server';
 import { installClientErrorEnvelope } from './http/client-error';
 import { createLogger, openToolsService } from './open-service';
 
@@ -18,7 +18,7 @@ async function main(): Promise<void> {
     const demo = await ensureDemoData(service.db);
     logger.info({ importedTools: demo.importedTools, demoApiKey: demo.apiKey ?? '(exists; shown only when created)' }, 'demo data ready');
   }
-  const server = http.createServer(service.app);
+  const server = createAppServer(service.app);
   installClientErrorEnvelope(server, logger);
   server.on('error', (error) => {
     logger.fatal({ err: error }, 'server error');
