@@ -53,8 +53,11 @@ export async function openImagesService(
   config: ImagesConfig,
   options: {
     logger?: Logger;
-    /** How often expired bin items are purged and stale temp files swept (default hourly); tests shorten it. */
-    housekeepingIntervalMs?: number;
+    /**
+     * How often expired bin items are purged and stale temp files swept (default hourly, first run
+     * after 5 s). null: no timer, housekeeping runs only when runHousekeeping is called (tests).
+     */
+    housekeepingIntervalMs?: number | null;
     clock?: () => Date;
     /** An open database to use instead of opening config.database (tests start one from a migrated template); closed with the service. */
     db?: Knex;
@@ -126,11 +129,12 @@ export async function openImagesService(
         });
       return housekeeping;
     };
-    const intervalMs = options.housekeepingIntervalMs ?? HOUSEKEEPING_INTERVAL_MS;
-    const timer = setInterval(() => void runHousekeeping(), intervalMs);
-    timer.unref();
-    const firstRun = setTimeout(() => void runHousekeeping(), Math.min(5_000, intervalMs));
-    firstRun.unref();
+    const intervalMs = options.housekeepingIntervalMs === undefined ? HOUSEKEEPING_INTERVAL_MS : options.housekeepingIntervalMs;
+    const timers =
+      intervalMs === null
+        ? []
+        : [setInterval(() => void runHousekeeping(), intervalMs), setTimeout(() => void runHousekeeping(), Math.min(5_000, intervalMs))];
+    for (const timer of timers) timer.unref();
 
     return {
       app,
@@ -141,8 +145,7 @@ export async function openImagesService(
       readiness: createReadiness(db),
       runHousekeeping,
       async close() {
-        clearInterval(timer);
-        clearTimeout(firstRun);
+        for (const timer of timers) clearTimeout(timer); // clears an interval too
         await housekeeping;
         await adminServer?.close();
         await db?.destroy();

@@ -72,7 +72,11 @@ describeWithRealServer('TEST_DATABASE_URL', 'kill -9 while files are written (re
   }
 
   async function recoverAndCheck(): Promise<void> {
-    const service = await openImagesService(loadConfig(env), { logger: pino({ level: 'silent' }), clock: () => new Date(Date.now() + 2 * HOUR) });
+    const service = await openImagesService(loadConfig(env), {
+      logger: pino({ level: 'silent' }),
+      clock: () => new Date(Date.now() + 2 * HOUR),
+      housekeepingIntervalMs: null,
+    });
     try {
       await service.runHousekeeping();
       await expectConsistentStore(service);

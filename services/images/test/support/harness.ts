@@ -68,7 +68,14 @@ export async function openTestService(
     LOG_LEVEL: 'silent',
     ...storage.env,
   });
-  const service = await openImagesService(config, { ...options, db: database.db, logger: options.logger ?? pino({ level: 'silent' }) });
+  // Housekeeping runs when a test calls runHousekeeping, never on a timer unless the test sets one:
+  // a sweep at an unplanned moment purges the bin items a test dated months back.
+  const service = await openImagesService(config, {
+    ...options,
+    housekeepingIntervalMs: options.housekeepingIntervalMs ?? null,
+    db: database.db,
+    logger: options.logger ?? pino({ level: 'silent' }),
+  });
   const server = http.createServer(service.app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
