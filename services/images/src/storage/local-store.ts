@@ -56,12 +56,25 @@ export function createLocalStore(options: { storageDir: string; temp: TempFiles 
     return path.join(root, area, storageKey);
   };
 
-  /** Renames a durable temp file into place (readers never see a partial file) and makes the rename durable. */
-  async function renameIntoPlace(tempFile: string, area: StorageArea, storageKey: string): Promise<void> {
-    const target = pathOf(area, storageKey);
-    await ensureDurableDirectory(path.dirname(target));
-    await fs.rename(tempFile, target);
+  /**
+   * Renames a file to `target` and makes the rename durable. The target's directory (a day's
+   * YYYY/MM/DD) is made only when the rename finds it missing: the first file of a day pays for it,
+   * not every file a lookup (each file system call is a trip to the thread pool).
+   */
+  async function renameDurably(source: string, target: string): Promise<void> {
+    try {
+      await fs.rename(source, target);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      await ensureDurableDirectory(path.dirname(target));
+      await fs.rename(source, target);
+    }
     await fsyncPath(path.dirname(target), 'r');
+  }
+
+  /** Renames a durable temp file into place: readers never see a partial file. */
+  function renameIntoPlace(tempFile: string, area: StorageArea, storageKey: string): Promise<void> {
+    return renameDurably(tempFile, pathOf(area, storageKey));
   }
 
   /** Makes a temp file durable, then renames it into place. */
@@ -114,11 +127,8 @@ export function createLocalStore(options: { storageDir: string; temp: TempFiles 
       }
     },
 
-    async move(from, to, storageKey): Promise<void> {
-      const target = pathOf(to, storageKey);
-      await ensureDurableDirectory(path.dirname(target));
-      await fs.rename(pathOf(from, storageKey), target);
-      await fsyncPath(path.dirname(target), 'r');
+    move(from, to, storageKey): Promise<void> {
+      return renameDurably(pathOf(from, storageKey), pathOf(to, storageKey));
     },
 
     async exists(area, storageKey): Promise<boolean> {
