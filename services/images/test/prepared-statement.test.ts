@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { createCredentialsRepository } from '../src/auth/credentials-repository';
 import { hashToken } from '../src/auth/tokens';
 import { preparedStatement } from '../src/db/prepared-statement';
-import { createImagesRepository } from '../src/images/images-repository';
+import { createImagesRepository, type ImageRow, type Reservation, type UploadPrincipal } from '../src/images/images-repository';
 import { createTestUser, realDatabaseUrl, usedBytes, userAdminFor } from './support/harness';
 import { openTestDatabase } from './support/test-database';
 
@@ -13,6 +13,19 @@ async function accountCredential(db: Knex, userId: number): Promise<{ id: number
   const row = await db('credentials').where({ user_id: userId, kind: 'account' }).first('id');
   return { id: Number(row.id), at: new Date() };
 }
+
+/** An upload's principal as a fresh lookup of the user's account token gives it (see UploadPrincipal). */
+async function uploadPrincipal(db: Knex, userId: number, receivedSize: number): Promise<UploadPrincipal> {
+  const { id, at } = await accountCredential(db, userId);
+  const group = await db('users as u').join('groups as g', 'g.id', 'u.group_id').where('u.id', userId).first('g.keep_metadata');
+  return { credentialId: id, at, receivedSize, keepMetadata: Boolean(group.keep_metadata) };
+}
+
+/** The reserved row, or the refusal. */
+const reservedOf = (reservation: Reservation): ImageRow => {
+  if (!('reserved' in reservation)) throw new Error(`refused: ${reservation.refused}`);
+  return reservation.reserved;
+};
 
 beforeAll(async () => {
   database = await openTestDatabase('images_prepared');
@@ -104,7 +117,7 @@ test('when a page is read, then its rows and exact total match the table as it i
       await db('groups').insert({ name: 'prepared_writes', max_file_size: 1000, quota_bytes: 1000 });
       const user = await createTestUser(db, 'prepared_writes', 'prepared_writes');
       const images = createImagesRepository(db);
-      const reserve = (n: number, fileSize: number, idempotencyKey?: string) =>
+      const reserve = async (n: number, fileSize: number, idempotencyKey?: string) =>
         images.reserveUpload(
           {
             userId: user.id,
@@ -118,31 +131,36 @@ test('when a page is read, then its rows and exact total match the table as it i
             width: n,
             height: n + 1,
           },
+          await uploadPrincipal(db, user.id, fileSize),
           idempotencyKey,
         );
       // Eight runs of each: past the five after which Postgres may plan a statement once, generically.
       const reserved = [];
-      for (let n = 1; n <= 8; n += 1) reserved.push(await reserve(n, 100));
+      for (let n = 1; n <= 8; n += 1) reserved.push(reservedOf(await reserve(n, 100)));
       expect(reserved.map((row) => [row?.originalName, row?.width, row?.thumbKey, row?.status])).toEqual(
         [1, 2, 3, 4, 5, 6, 7, 8].map((n) => [`p${n}.png`, n, n % 2 === 0 ? `2026/11/25/prepared-${n}.webp` : null, 'pending']),
       );
-      for (const row of reserved.slice(0, 7)) expect((await images.completeUpload(row!.id))?.status).toBe('stored');
+      for (const row of reserved.slice(0, 7)) expect((await images.completeUpload(row.id))?.status).toBe('stored');
       // 800 of 1000 bytes used: 201 more is refused with nothing changed, 200 fits.
-      expect(await reserve(9, 201)).toBeNull();
+      expect(await reserve(9, 201)).toEqual({ refused: 'quota' });
       expect(await usedBytes(db, user.id)).toBe(800);
       expect(await images.claimIdempotencyKey(user.id, 'prepared-key')).toBe(true);
-      const keyed = await reserve(10, 200, 'prepared-key');
+      const keyed = reservedOf(await reserve(10, 200, 'prepared-key'));
       expect(await usedBytes(db, user.id)).toBe(1000);
-      expect((await images.completeUpload(keyed!.id, { id: keyed!.id }))?.status).toBe('stored');
-      expect(await images.findIdempotencyClaim(user.id, 'prepared-key')).toEqual({ found: true, completedImageId: keyed!.id });
+      expect((await images.completeUpload(keyed.id, { id: keyed.id }))?.status).toBe('stored');
+      expect(await images.findIdempotencyClaim(user.id, 'prepared-key')).toEqual({ found: true, completedImageId: keyed.id });
       // Recovery took the last pending one: completing it finds nothing.
       await db('images').where({ id: reserved[7]!.id }).delete();
       expect(await images.completeUpload(reserved[7]!.id)).toBeNull();
       const { rows } = await db.raw("SELECT statement FROM pg_prepared_statements WHERE name LIKE 'r\\_%' AND statement LIKE 'WITH%' ORDER BY statement");
       expect(rows.map((row: { statement: string }) => row.statement.replace(/\s+/g, ' ').slice(0, 40))).toEqual([
-        'WITH charged AS ( UPDATE users SET used_',
+        'WITH principal AS ( SELECT credential_li',
         'WITH stored AS ( UPDATE images SET statu',
       ]);
+      // Each has one shape, so Postgres settles on one generic plan instead of planning every run.
+      const plans = await db.raw("SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name LIKE 'r\\_%' AND (statement LIKE 'WITH%' OR statement LIKE 'update%') ORDER BY statement");
+      expect(plans.rows.length).toBe(3);
+      for (const row of plans.rows) expect(Number(row.custom_plans)).toBeLessThanOrEqual(5);
     } finally {
       await db.destroy();
     }
@@ -193,19 +211,24 @@ test('inside a transaction, a prepared read runs on the transaction\'s connectio
       const images = createImagesRepository(db, { namedStatements: false });
       expect((await credentials.findLive(hashToken(user.token), new Date()))?.user.id).toBe(user.id);
       expect(await images.list({ userId: user.id, credential: await accountCredential(db, user.id), status: 'stored', limit: 20, offset: 0 })).toEqual({ rows: [], total: 0 });
-      const reserved = await images.reserveUpload({
-        userId: user.id,
-        categoryId: null,
-        storageKey: '2026/11/25/unnamed.png',
-        thumbKey: null,
-        storageBackend: 'local',
-        format: 'png',
-        originalName: 'unnamed.png',
-        fileSize: 10,
-        width: 1,
-        height: 1,
-      });
-      expect((await images.completeUpload(reserved!.id))?.status).toBe('stored');
+      const reserved = reservedOf(
+        await images.reserveUpload(
+          {
+            userId: user.id,
+            categoryId: null,
+            storageKey: '2026/11/25/unnamed.png',
+            thumbKey: null,
+            storageBackend: 'local',
+            format: 'png',
+            originalName: 'unnamed.png',
+            fileSize: 10,
+            width: 1,
+            height: 1,
+          },
+          await uploadPrincipal(db, user.id, 10),
+        ),
+      );
+      expect((await images.completeUpload(reserved.id))?.status).toBe('stored');
       expect(await usedBytes(db, user.id)).toBe(10);
       const { rows } = await db.raw('SELECT count(*)::int AS statements FROM pg_prepared_statements');
       expect(rows).toEqual([{ statements: 0 }]);

@@ -35,19 +35,25 @@ async function reserve(userId: number): Promise<{ image: ImageRow; tempFile: str
   const size = fs.statSync(tempFile).size;
   const category = await svc.db('categories').where({ user_id: userId, is_default: true }).first('id');
   const now = new Date();
-  const image = await images().reserveUpload({
-    userId,
-    categoryId: Number(category.id),
-    storageKey: storage().newStorageKey('webp', now),
-    thumbKey: storage().newStorageKey('webp', now),
-    storageBackend: storage().backend,
-    format: 'webp',
-    originalName: 'crash.webp',
-    fileSize: size,
-    width: 10,
-    height: 10,
-  });
-  return { image: image!, tempFile };
+  const credential = await svc.db('credentials').where({ user_id: userId, kind: 'account' }).first('id');
+  const group = await svc.db('users as u').join('groups as g', 'g.id', 'u.group_id').where('u.id', userId).first('g.keep_metadata');
+  const reservation = await images().reserveUpload(
+    {
+      userId,
+      categoryId: Number(category.id),
+      storageKey: storage().newStorageKey('webp', now),
+      thumbKey: storage().newStorageKey('webp', now),
+      storageBackend: storage().backend,
+      format: 'webp',
+      originalName: 'crash.webp',
+      fileSize: size,
+      width: 10,
+      height: 10,
+    },
+    { credentialId: Number(credential.id), at: now, receivedSize: size, keepMetadata: Boolean(group.keep_metadata) },
+  );
+  if (!('reserved' in reservation)) throw new Error(`refused: ${reservation.refused}`);
+  return { image: reservation.reserved, tempFile };
 }
 
 async function recoverLater(): Promise<void> {

@@ -9,7 +9,7 @@ import type { BinService } from '../images/bin-service';
 import type { BulkService } from '../images/bulk-service';
 import type { ListingService } from '../images/listing-service';
 import type { ThumbnailService } from '../images/thumbnail-service';
-import type { UploadService } from '../images/upload-service';
+import { PrincipalChanged, type UploadOutcome as StoredUpload, type UploadService } from '../images/upload-service';
 import type { Metrics, UploadOutcome } from '../metrics/metrics';
 import type { AdminService } from '../users/admin-service';
 import type { ProfileService } from '../users/profile-service';
@@ -93,23 +93,12 @@ export function createImageRoutes(deps: ImageRoutesDeps): express.Router {
   /**
    * The upload, top to bottom. Counted here and only here; every temp file it made is removed in
    * the one `finally` (the upload service moves the accepted file into the store first).
-   * Order of checks: header/query token, the body as it streams (shape, size cut-off at the
-   * group's limit), body token, Idempotency-Key, file, category_id; then the service's own.
    */
   async function upload(req: Request, res: Response): Promise<void> {
     const receipt = deps.receiver.upload();
     let outcome;
     try {
-      const headerOrQuery = presentedToken(req.get('x-api-token'), req.query.token);
-      let principal: Principal | undefined = headerOrQuery.present ? await auth.authenticate(headerOrQuery.token) : undefined;
-      const limit = Math.min(principal?.user.maxFileSize ?? deps.maxUploadBytes, deps.maxUploadBytes);
-      const body = await receipt.receive(req, res, limit);
-      principal ??= await auth.authenticate(presentedToken(body.fields.token).token);
-      const idempotencyKey = parseIdempotencyKey(req.get('idempotency-key'));
-      if (!body.file || body.file.size === 0) throw new AppError(Messages.noFile, 200);
-      const categoryId = parseOptionalId(body.fields.category_id ?? req.query.category_id);
-
-      outcome = await deps.uploads.upload({ user: principal.user, file: body.file, categoryId, idempotencyKey });
+      outcome = await receiveAndStore(req, res, receipt);
       deps.metrics.countUpload(outcome.replayed ? 'replayed' : 'stored');
       if (outcome.madeThumbnail) deps.metrics.countThumbnail();
     } catch (error) {
@@ -120,6 +109,57 @@ export function createImageRoutes(deps: ImageRoutesDeps): express.Router {
       await receipt.discard();
     }
     sendEnvelope(res, ok(Messages.uploaded, outcome.image));
+  }
+
+  /**
+   * Order of checks: header/query token, the body as it streams (shape, size cut-off at the group's
+   * limit), body token, Idempotency-Key, file, category_id; then the service's own.
+   *
+   * A token looked up in the last minute is recalled, not looked up again (auth.recall): the upload's
+   * reserve statement confirms the credential and the group settings the upload used, in its own
+   * snapshot, before anything is charged or kept. A recalled principal is a guess, so the body
+   * streams up to the service's cap rather than a limit that may be stale, and a refusal on a guess
+   * is decided again on a fresh lookup, which comes first as it does without the recall: a stopped
+   * credential answers 请先登录, and any other refusal is the one the fresh principal gets.
+   */
+  async function receiveAndStore(req: Request, res: Response, receipt: ReturnType<UploadReceiver['upload']>): Promise<StoredUpload> {
+    const headerOrQuery = presentedToken(req.get('x-api-token'), req.query.token);
+    let token = headerOrQuery.token;
+    let guess = headerOrQuery.present ? auth.recall(token) : undefined;
+    let principal: Principal | undefined = guess ?? (headerOrQuery.present ? await auth.authenticate(token) : undefined);
+    const lookUpAgain = async (): Promise<Principal> => {
+      guess = undefined;
+      return (principal = await auth.authenticate(token));
+    };
+
+    let request;
+    try {
+      const limit = guess ? deps.maxUploadBytes : Math.min(principal?.user.maxFileSize ?? deps.maxUploadBytes, deps.maxUploadBytes);
+      const body = await receipt.receive(req, res, limit);
+      if (!principal) {
+        token = presentedToken(body.fields.token).token;
+        guess = auth.recall(token);
+        principal = guess ?? (await auth.authenticate(token));
+      }
+      const idempotencyKey = parseIdempotencyKey(req.get('idempotency-key'));
+      if (!body.file || body.file.size === 0) throw new AppError(Messages.noFile, 200);
+      const categoryId = parseOptionalId(body.fields.category_id ?? req.query.category_id);
+      request = { file: body.file, categoryId, idempotencyKey };
+    } catch (error) {
+      if (guess && error instanceof AppError) await lookUpAgain();
+      throw error;
+    }
+
+    // At most: the guess, a fresh lookup, and one more should the group change during the second.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await deps.uploads.upload({ ...request, principal });
+      } catch (error) {
+        const decideAgain = error instanceof PrincipalChanged || (guess !== undefined && error instanceof AppError);
+        if (!decideAgain || attempt === 3) throw error;
+        principal = await lookUpAgain();
+      }
+    }
   }
 
   router.all('/api/image.php', async (req, res) => {

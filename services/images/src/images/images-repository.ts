@@ -58,6 +58,24 @@ export interface NewImage {
   height: number;
 }
 
+/**
+ * What an upload was decided on, for its reserve statement to confirm in its own snapshot: the
+ * credential it was made with (live at `at`), and the group settings it read (the size limit the
+ * received file is within, and whether metadata is kept).
+ */
+export interface UploadPrincipal {
+  credentialId: number;
+  at: Date;
+  receivedSize: number;
+  keepMetadata: boolean;
+}
+
+/**
+ * The reserve statement's answer: the pending row, or why there is none: the credential is not live,
+ * the group's settings are no longer those the upload read, or the quota has no room.
+ */
+export type Reservation = { reserved: ImageRow } | { refused: 'credential' | 'group-changed' | 'quota' };
+
 export interface ListFilter {
   userId: number;
   /** The credential the page is read for, confirmed live at `at` by the page's own statement. */
@@ -187,17 +205,28 @@ export function createImagesRepository(db: Knex, options: { namedStatements: boo
 
   /**
    * The two writes of every upload, as prepared statements (see preparedStatement): Postgres parses
-   * each once per connection, and plans it once it settles on a generic plan. Values: size, user id,
-   * category id (null: the default), storage key, thumbnail key, backend, format, original name,
-   * width, height, idempotency key (or null).
+   * each once per connection, and plans it once it settles on a generic plan (each has one shape, so
+   * that a generic plan is as cheap as a custom one and is chosen: a statement whose parts a custom
+   * plan can fold away, such as an optional idempotency result, is planned anew on every run).
+   * The reserve confirms what the upload was decided on (UploadPrincipal) before it charges: the
+   * upload may come from a principal recalled from memory, and whatever it read must still hold.
+   * It answers one row: `principal_live`, `principal_current` and the pending row's columns (null
+   * when nothing was reserved). Values: size, user id, category id (null: the default), storage key,
+   * thumbnail key, backend, format, original name, width, height, idempotency key (or null),
+   * credential id, now, received size, metadata kept.
    */
   const reserveStatement = preparedStatement(
     db,
     (param) =>
       db.raw(
-        `WITH charged AS (
+        `WITH principal AS (
+           SELECT :live AS principal_live,
+                  coalesce((SELECT g.max_file_size >= :receivedSize::bigint AND g.keep_metadata = :keepMetadata::boolean
+                            FROM users AS u JOIN groups AS g ON g.id = u.group_id WHERE u.id = :userId), false) AS principal_current
+         ), charged AS (
            UPDATE users SET used_bytes = used_bytes + :size
-           WHERE id = :userId AND used_bytes + :size <= (SELECT quota_bytes FROM groups WHERE groups.id = users.group_id)
+           WHERE id = :userId AND (SELECT principal_live AND principal_current FROM principal)
+             AND used_bytes + :size <= (SELECT quota_bytes FROM groups WHERE groups.id = users.group_id)
            RETURNING id
          ), reserved AS (
            INSERT INTO images (user_id, category_id, storage_key, thumb_key, storage_backend, format, original_name, file_size, width, height, status)
@@ -209,7 +238,7 @@ export function createImagesRepository(db: Knex, options: { namedStatements: boo
            UPDATE idempotency_keys SET image_id = (SELECT id FROM reserved)
            WHERE :idempotencyKey::text IS NOT NULL AND user_id = :userId AND key = :idempotencyKey::text AND EXISTS (SELECT 1 FROM reserved)
          )
-         SELECT * FROM reserved`,
+         SELECT principal.*, reserved.* FROM principal LEFT JOIN reserved ON true`,
         {
           size: param(0),
           userId: param(1),
@@ -222,19 +251,28 @@ export function createImagesRepository(db: Knex, options: { namedStatements: boo
           width: param(8),
           height: param(9),
           idempotencyKey: param(10),
+          live: credentialLive(db, param(11), param(1), param(12)),
+          receivedSize: param(13),
+          keepMetadata: param(14),
         },
       ),
     { named: options.namedStatements },
   );
-  /** Values: image id, idempotency result as JSON text (or null). */
+  /** Values: image id. */
   const completeStatement = preparedStatement(
+    db,
+    (param) => db('images').where({ id: param(0), status: 'pending' }).update({ status: 'stored', status_changed_at: db.fn.now() }).returning('*'),
+    { named: options.namedStatements },
+  );
+  /** An upload with an Idempotency-Key: its result is kept with the key. Values: image id, the result as JSON text. */
+  const completeKeptStatement = preparedStatement(
     db,
     (param) =>
       db.raw(
         `WITH stored AS (
            UPDATE images SET status = 'stored', status_changed_at = now() WHERE id = :id AND status = 'pending' RETURNING *
          ), kept AS (
-           UPDATE idempotency_keys SET result = :result::jsonb WHERE :result::jsonb IS NOT NULL AND image_id = :id AND EXISTS (SELECT 1 FROM stored)
+           UPDATE idempotency_keys SET result = :result::jsonb WHERE image_id = :id AND EXISTS (SELECT 1 FROM stored)
          )
          SELECT * FROM stored`,
         { id: param(0), result: param(1) },
@@ -261,9 +299,10 @@ export function createImagesRepository(db: Knex, options: { namedStatements: boo
      * Charges the quota and records the upload as pending, in one statement (so one round trip, and
      * atomic): the charge is a conditional update that cannot overshoot the quota under concurrency,
      * and the row exists only if the charge was made. A null category is the user's default. A claimed
-     * idempotency key is tied to the row. Null, with nothing changed, when the quota has no room.
+     * idempotency key is tied to the row. First it confirms the principal (see UploadPrincipal); a
+     * refusal, of either kind, changes nothing.
      */
-    async reserveUpload(image: NewImage, idempotencyKey?: string): Promise<ImageRow | null> {
+    async reserveUpload(image: NewImage, principal: UploadPrincipal, idempotencyKey?: string): Promise<Reservation> {
       const [row] = await reserveStatement([
         image.fileSize,
         image.userId,
@@ -276,13 +315,20 @@ export function createImagesRepository(db: Knex, options: { namedStatements: boo
         image.width,
         image.height,
         idempotencyKey ?? null,
+        principal.credentialId,
+        principal.at,
+        principal.receivedSize,
+        principal.keepMetadata,
       ]);
-      return row ? toImage(row) : null;
+      if (!row?.principal_live) return { refused: 'credential' };
+      if (!row.principal_current) return { refused: 'group-changed' };
+      if (row.id === null) return { refused: 'quota' };
+      return { reserved: toImage(row) };
     },
 
     /** Its files are durable: the pending upload becomes a stored image (and its idempotency result is kept). Null if recovery took it. */
     async completeUpload(id: number, idempotencyResult?: unknown): Promise<ImageRow | null> {
-      const [row] = await completeStatement([id, idempotencyResult === undefined ? null : JSON.stringify(idempotencyResult)]);
+      const [row] = idempotencyResult === undefined ? await completeStatement([id]) : await completeKeptStatement([id, JSON.stringify(idempotencyResult)]);
       return row ? toImage(row) : null;
     },
 

@@ -4,6 +4,7 @@ import { AppError } from '../errors/app-error';
 import { Messages } from '../errors/messages';
 import { MediaError, type ImageInput, type MediaProcessor } from '../media/media-processor';
 import type { Storage } from '../storage/storage';
+import type { Principal } from '../auth/auth-service';
 import type { UserRow } from '../users/users-repository';
 import type { ImageFiles } from './image-files';
 import type { UploadResult, ImageViews } from './image-views';
@@ -25,7 +26,8 @@ export interface ReceivedFile {
 }
 
 export interface UploadRequest {
-  user: UserRow;
+  /** Who uploads; it may be recalled from memory: the reserve confirms what the upload read from it. */
+  principal: Principal;
   file: ReceivedFile;
   /** Omitted: the user's default category. */
   categoryId?: number;
@@ -48,6 +50,18 @@ export interface UploadServiceDeps {
   views: ImageViews;
   logger: Logger;
   clock: () => Date;
+}
+
+/**
+ * The group's settings changed between the principal's lookup and the upload's reserve (the size
+ * limit, or whether metadata is kept): nothing was stored or charged, and the upload is to be decided
+ * again on a fresh lookup.
+ */
+export class PrincipalChanged extends Error {
+  constructor() {
+    super("the group's upload settings changed since the principal was looked up");
+    this.name = 'PrincipalChanged';
+  }
 }
 
 const IDEMPOTENCY_WAIT_MS = 30_000;
@@ -104,7 +118,8 @@ export function createUploadService(deps: UploadServiceDeps) {
    * Validates the bytes and makes the thumbnail; then, so that a crash at any point leaves nothing
    * recovery does not clean: charge + pending row (commit), both files (durable), stored (commit).
    */
-  async function store(user: UserRow, file: ReceivedFile, categoryId: number | null, idempotencyKey: string | undefined) {
+  async function store(principal: Principal, file: ReceivedFile, categoryId: number | null, idempotencyKey: string | undefined) {
+    const { user } = principal;
     let facts;
     let prepared;
     let thumbnail;
@@ -118,7 +133,7 @@ export function createUploadService(deps: UploadServiceDeps) {
       throw refusalFor(error);
     }
     const now = deps.clock();
-    const reserved = await images.reserveUpload(
+    const reservation = await images.reserveUpload(
       {
         userId: user.id,
         categoryId,
@@ -132,9 +147,15 @@ export function createUploadService(deps: UploadServiceDeps) {
         width: facts.width,
         height: facts.height,
       },
+      { credentialId: principal.credential.id, at: now, receivedSize: file.size, keepMetadata: user.keepMetadata },
       idempotencyKey,
     );
-    if (!reserved) throw new AppError(Messages.quotaExceeded, 200);
+    if ('refused' in reservation) {
+      if (reservation.refused === 'credential') throw new AppError(Messages.notLoggedIn, 200);
+      if (reservation.refused === 'group-changed') throw new PrincipalChanged();
+      throw new AppError(Messages.quotaExceeded, 200);
+    }
+    const { reserved } = reservation;
     try {
       await files.storeUpload(reserved, prepared.input, thumbnail);
       if (typeof prepared.input === 'string') file.storedAway(prepared.input);
@@ -159,7 +180,8 @@ export function createUploadService(deps: UploadServiceDeps) {
      * renames it out of tmp/); whatever is left in tmp/ is the caller's, who received it, to remove.
      */
     async upload(request: UploadRequest): Promise<UploadOutcome> {
-      const { user, file } = request;
+      const { principal, file } = request;
+      const { user } = principal;
       let claimedKey: string | undefined;
       try {
         // Before the limit checks: a retry of a stored upload gets its result even though that upload
@@ -174,7 +196,7 @@ export function createUploadService(deps: UploadServiceDeps) {
         // A cheap early answer for a user already at the quota; the atomic charge of the stored
         // bytes (which may differ from the upload's) is what actually guards it.
         if (user.usedBytes >= user.quotaBytes) throw new AppError(Messages.quotaExceeded, 200);
-        const stored = await store(user, file, categoryId, claimedKey);
+        const stored = await store(principal, file, categoryId, claimedKey);
         claimedKey = undefined;
         return { ...stored, replayed: false };
       } catch (error) {
