@@ -40,26 +40,28 @@ function fileSource(handle: fs.FileHandle, size: number): ByteSource {
   return { size, read: async (buffer, offset, length, position) => (await handle.read(buffer, offset, length, position)).bytesRead };
 }
 
-function memorySource(bytes: Buffer): ByteSource {
-  return { size: bytes.length, read: async (buffer, offset, length, position) => bytes.copy(buffer, offset, position, Math.min(bytes.length, position + length)) };
-}
-
-/** Positioned reads through a small window, so walking many small headers of a file costs few system calls. */
+/**
+ * Positioned reads through a small window, so walking many small headers of a file costs few system
+ * calls. Bytes in memory are one window that covers them all: every read is a view of them, and
+ * nothing is copied.
+ */
 class SourceReader {
   private windowStart = 0;
-  private window = Buffer.alloc(0);
+  private window: Buffer = Buffer.alloc(0);
   /** Reused by every step of a scan-data walk (see scanDataEnd); apart from the window. */
   private scanBuffer: Buffer | undefined;
   readonly size: number;
 
-  constructor(private readonly source: ByteSource) {
-    this.size = source.size;
+  constructor(private readonly source: ByteSource | Buffer) {
+    if (Buffer.isBuffer(source)) this.window = source;
+    this.size = Buffer.isBuffer(source) ? source.length : source.size;
   }
 
   /** Exactly `length` bytes at `position`; throws when the file ends first. */
   async bytes(position: number, length: number): Promise<Buffer> {
     if (position < 0 || position + length > this.size) throw new MalformedContainerError(`unexpected end of file at ${position}`);
     if (position < this.windowStart || position + length > this.windowStart + this.window.length) {
+      if (Buffer.isBuffer(this.source)) throw new MalformedContainerError(`unexpected end of file at ${position}`);
       const buffer = Buffer.alloc(Math.max(length, Math.min(WINDOW, this.size - position)));
       const bytesRead = await this.source.read(buffer, 0, buffer.length, position);
       this.windowStart = position;
@@ -84,21 +86,29 @@ class SourceReader {
    * upload's CPU.)
    */
   async scanDataEnd(position: number): Promise<number> {
+    if (Buffer.isBuffer(this.source)) return scanEndIn(this.source, position);
     const buffer = (this.scanBuffer ??= Buffer.allocUnsafe(Math.min(WINDOW, this.size)));
     for (let at = position; at < this.size; ) {
       // One byte of overlap, so a 0xFF at the end of a window still sees its next byte.
       const bytesRead = await this.source.read(buffer, 0, Math.min(buffer.length, this.size - at), at);
       if (bytesRead === 0) throw new MalformedContainerError(`unexpected end of file at ${at}`);
       const chunk = buffer.subarray(0, bytesRead);
-      for (let ff = chunk.indexOf(0xff); ff !== -1 && ff + 1 < chunk.length; ff = chunk.indexOf(0xff, ff + 1)) {
-        const next = chunk[ff + 1]!;
-        if (next !== 0x00 && next !== 0xff && (next < 0xd0 || next > 0xd7)) return at + ff;
-      }
+      const ff = scanEndIn(chunk, 0);
+      if (ff !== -1) return at + ff;
       if (chunk.length < 2) break;
       at += chunk.length - 1;
     }
     return -1;
   }
+}
+
+/** scanDataEnd within `bytes`, from `from`: the first 0xFF followed by a marker byte; -1 if there is none. */
+function scanEndIn(bytes: Buffer, from: number): number {
+  for (let ff = bytes.indexOf(0xff, from); ff !== -1 && ff + 1 < bytes.length; ff = bytes.indexOf(0xff, ff + 1)) {
+    const next = bytes[ff + 1]!;
+    if (next !== 0x00 && next !== 0xff && (next < 0xd0 || next > 0xd7)) return ff;
+  }
+  return -1;
 }
 
 /** EXIF orientation (1-8) read from a TIFF structure (the EXIF payload); undefined when absent. */
@@ -420,7 +430,7 @@ export async function stripMetadataFile(format: StrippableFormat, source: string
 
 /** `bytes` without their personal metadata, as stripMetadataFile writes them; null when there was nothing to remove. */
 export async function stripMetadataBytes(format: StrippableFormat, bytes: Buffer): Promise<Buffer | null> {
-  const pieces = await PLANNERS[format](new SourceReader(memorySource(bytes)));
+  const pieces = await PLANNERS[format](new SourceReader(bytes));
   if (isWholeSource(pieces, bytes.length)) return null;
   return Buffer.concat(pieces.map((piece) => (Buffer.isBuffer(piece) ? piece : bytes.subarray(piece.start, piece.end))));
 }
