@@ -59,6 +59,20 @@ test.each(['header', 'body'] as const)(
   },
 );
 
+test('when a token in use is reset, then a retry of its stored upload (same Idempotency-Key) answers 请先登录, not the stored result', async () => {
+  const user = await userInUse();
+  const send = (token: string) => request(svc.app).post(UPLOAD).set('X-API-Token', token).set('Idempotency-Key', 'retry-after-reset').attach('file', fixture('photo.webp'));
+  const first = await send(user.token);
+  expect(first.body).toMatchObject({ code: 0 });
+  expect((await send(user.token)).body).toEqual(first.body);
+  const before = await stateOf(user.id);
+  const { token: fresh } = await userAdminFor(svc.db).resetToken(user.id);
+
+  expect((await send(user.token)).body).toEqual(NOT_LOGGED_IN);
+  expect(await stateOf(user.id)).toEqual(before);
+  expect((await send(fresh)).body).toEqual(first.body);
+});
+
 test('when the user of a token in use is disabled, then its upload answers 请先登录 at once, and uploads again once enabled', async () => {
   const user = await userInUse();
   const before = await stateOf(user.id);

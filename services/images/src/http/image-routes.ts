@@ -153,7 +153,10 @@ export function createImageRoutes(deps: ImageRoutesDeps): express.Router {
     // At most: the guess, a fresh lookup, and one more should the group change during the second.
     for (let attempt = 1; ; attempt++) {
       try {
-        return await deps.uploads.upload({ ...request, principal });
+        const outcome = await deps.uploads.upload({ ...request, principal });
+        // A replay reads no statement that confirms the credential: on a guess, it is confirmed here.
+        if (outcome.replayed && guess) await lookUpAgain();
+        return outcome;
       } catch (error) {
         const decideAgain = error instanceof PrincipalChanged || (guess !== undefined && error instanceof AppError);
         if (!decideAgain || attempt === 3) throw error;
