@@ -2,8 +2,8 @@ import type { Knex } from 'knex';
 import { createCredentialsRepository } from '../src/auth/credentials-repository';
 import { hashToken } from '../src/auth/tokens';
 import { preparedStatement } from '../src/db/prepared-statement';
-import { createImagesRepository, type ImageRow, type Reservation, type UploadPrincipal } from '../src/images/images-repository';
-import { createTestUser, realDatabaseUrl, usedBytes, userAdminFor } from './support/harness';
+import { createImagesRepository, type ImageRow, type Reservation } from '../src/images/images-repository';
+import { createTestUser, realDatabaseUrl, uploadPrincipalOf, usedBytes, userAdminFor } from './support/harness';
 import { openTestDatabase } from './support/test-database';
 
 let database: { db: Knex; drop(): Promise<void> };
@@ -12,13 +12,6 @@ let database: { db: Knex; drop(): Promise<void> };
 async function accountCredential(db: Knex, userId: number): Promise<{ id: number; at: Date }> {
   const row = await db('credentials').where({ user_id: userId, kind: 'account' }).first('id');
   return { id: Number(row.id), at: new Date() };
-}
-
-/** An upload's principal as a fresh lookup of the user's account token gives it (see UploadPrincipal). */
-async function uploadPrincipal(db: Knex, userId: number, receivedSize: number): Promise<UploadPrincipal> {
-  const { id, at } = await accountCredential(db, userId);
-  const group = await db('users as u').join('groups as g', 'g.id', 'u.group_id').where('u.id', userId).first('g.keep_metadata');
-  return { credentialId: id, at, receivedSize, keepMetadata: Boolean(group.keep_metadata) };
 }
 
 /** The reserved row, or the refusal. */
@@ -131,7 +124,7 @@ test('when a page is read, then its rows and exact total match the table as it i
             width: n,
             height: n + 1,
           },
-          await uploadPrincipal(db, user.id, fileSize),
+          await uploadPrincipalOf(db, user.id, fileSize),
           idempotencyKey,
         );
       // Eight runs of each: past the five after which Postgres may plan a statement once, generically.
@@ -225,7 +218,7 @@ test('inside a transaction, a prepared read runs on the transaction\'s connectio
             width: 1,
             height: 1,
           },
-          await uploadPrincipal(db, user.id, 10),
+          await uploadPrincipalOf(db, user.id, 10),
         ),
       );
       expect((await images.completeUpload(reserved.id))?.status).toBe('stored');

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import request from 'supertest';
 import { createImagesRepository, type ImageRow } from '../src/images/images-repository';
-import { createTestUser, expectConsistentStore, fixture, openTestService, usedBytes, type TestService } from './support/harness';
+import { createTestUser, expectConsistentStore, fixture, openTestService, uploadPrincipalOf, usedBytes, type TestService } from './support/harness';
 
 // A crash can stop a request between any two of its steps. These tests build exactly the state each
 // stop leaves (using the same repository and storage calls the services make, in the same order),
@@ -35,8 +35,6 @@ async function reserve(userId: number): Promise<{ image: ImageRow; tempFile: str
   const size = fs.statSync(tempFile).size;
   const category = await svc.db('categories').where({ user_id: userId, is_default: true }).first('id');
   const now = new Date();
-  const credential = await svc.db('credentials').where({ user_id: userId, kind: 'account' }).first('id');
-  const group = await svc.db('users as u').join('groups as g', 'g.id', 'u.group_id').where('u.id', userId).first('g.keep_metadata');
   const reservation = await images().reserveUpload(
     {
       userId,
@@ -50,7 +48,7 @@ async function reserve(userId: number): Promise<{ image: ImageRow; tempFile: str
       width: 10,
       height: 10,
     },
-    { credentialId: Number(credential.id), at: now, receivedSize: size, keepMetadata: Boolean(group.keep_metadata) },
+    await uploadPrincipalOf(svc.db, userId, size),
   );
   if (!('reserved' in reservation)) throw new Error(`refused: ${reservation.refused}`);
   return { image: reservation.reserved, tempFile };
