@@ -178,7 +178,9 @@ describe('pages', () => {
   });
 
   it('when a category page does not exist, then the answer is the 404 page; a malformed page number is a 400 page', async () => {
-    for (const path of ['/category/nope', '/category/999999', '/category/developer?page=99', '/tool/nope', '/nothing/here', '/en/nothing']) {
+    // A path part that is not UTF-8 once percent-decoded names no page either.
+    const undecodable = ['/tool/%ff', '/category/%ff', '/en/tool/%ff', '/en/category/%C3%28', '/go/%ff', '/assets/%ff'];
+    for (const path of ['/category/nope', '/category/999999', '/category/developer?page=99', '/tool/nope', '/nothing/here', '/en/nothing', ...undecodable]) {
       const res = await page(path);
       expect({ path, status: res.status }).toEqual({ path, status: 404 });
       expectSecureHtml(res);

@@ -184,6 +184,12 @@ export function createSiteRoutes(deps: SiteRoutesDeps): Router {
     else next(notFound());
   });
 
+  /**
+   * A path part the router could not percent-decode (`/tool/%ff`: not UTF-8) names no page: it is the
+   * 404 page, as any unknown path is, not a fault of the site.
+   */
+  const isUndecodablePath = (error: unknown): boolean => error instanceof URIError && (error as { status?: unknown }).status === 400;
+
   const errorPage: ErrorRequestHandler = (error, req, res, next) => {
     if (isApiPath(req.path) || res.headersSent) {
       next(error);
@@ -194,7 +200,7 @@ export function createSiteRoutes(deps: SiteRoutesDeps): Router {
     const context = contextOf(req, lang);
     if (error instanceof SiteBadRequest) {
       sendPage(res, lang, 400, renderError(context, { title: text.badRequestTitle, text: error.explain(text) }), 'no-store');
-    } else if (error instanceof AppError && error.status === 404) {
+    } else if ((error instanceof AppError && error.status === 404) || isUndecodablePath(error)) {
       res.locals.metricsRoute ??= 'site_not_found';
       sendPage(res, lang, 404, renderError(context, { title: text.notFoundTitle, text: text.notFoundText }), CACHEABLE);
     } else if (error instanceof AppError && error.status === 405) {
