@@ -6,6 +6,7 @@
 import { runCli as runImagesCli } from '../services/images/src/admin/cli';
 import { runCli as runToolsCli } from '../services/tools/src/admin/cli';
 import { embeddedEnvironment } from './lib/embedded-env';
+import { readInstallSecrets } from './lib/install-secrets';
 
 const USAGE = `Usage: npm run admin -- <images|tools> <command> [options]
        npm run admin -- images --help
@@ -26,7 +27,8 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`config error: ${(error as Error).message}\n`);
     return 1;
   }
-  return service === 'images' ? runImagesCli(rest, env.images) : runToolsCli(rest, env.tools);
+  // The platform's own keys (npm start made them), so that a token the CLI seals can be shown in the account area.
+  return service === 'images' ? runImagesCli(rest, { ...env.images, ...readInstallSecrets(env.dataDir, env.images) }) : runToolsCli(rest, env.tools);
 }
 
 main(process.argv.slice(2)).then(

@@ -7,7 +7,7 @@
  * lib/front-door.ts, which applies proxy/v1-rewrites.conf.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -24,6 +24,7 @@ import { answerClientErrors, clientErrorAnswer as toolsClientErrorAnswer } from 
 import { openToolsService } from '../services/tools/src/open-service';
 import { printCurlExamples } from './lib/curl-examples';
 import { embeddedEnvironment, type EmbeddedEnvironment } from './lib/embedded-env';
+import { ensureInstallSecrets, SECRETS_FILE } from './lib/install-secrets';
 import { createFrontDoor, isImagesPath, refusedRequestPath, startingAnswer } from './lib/front-door';
 import { loadV1Rewrites } from './lib/v1-rewrites';
 import { ensureWebAppBuilt, WEB_APP_BUILD_DIR } from './lib/web-app';
@@ -65,6 +66,28 @@ async function listen(server: http.Server, port: number, host: string): Promise<
   });
 }
 
+/**
+ * The images config with this install's own keys (lib/install-secrets.ts) where the environment sets
+ * none. An install that ran before it had keys of its own used the public development ones: what was
+ * signed or sealed with them stops working, which the log says once.
+ */
+function withInstallSecrets(platform: EmbeddedEnvironment, checked: ImagesConfig, logger: pino.Logger): ImagesConfig {
+  let secrets;
+  try {
+    secrets = ensureInstallSecrets(platform.dataDir, platform.images);
+  } catch (error) {
+    return fail(`start failed: ${(error as Error).message}`);
+  }
+  if (Object.keys(secrets.env).length === 0) return checked;
+  if (secrets.created && readdirSync(platform.dataDir).some((name) => name !== SECRETS_FILE)) {
+    logger.warn(
+      { file: path.join(platform.dataDir, SECRETS_FILE) },
+      'this install now signs links and seals account tokens with keys of its own: thumbnail and deletion links handed out before no longer work (lists give new ones), and account tokens can be shown again only after a reset; the tokens themselves still work',
+    );
+  }
+  return loadImagesConfig({ ...platform.images, ...secrets.env });
+}
+
 async function main(): Promise<void> {
   const configs = loadConfigs();
   const { platform } = configs;
@@ -87,7 +110,8 @@ async function main(): Promise<void> {
   webApp.catch(() => undefined);
 
   mkdirSync(platform.dataDir, { recursive: true });
-  const images = await openImagesService(configs.images, { logger: logger.child({ service: 'images' }) }).catch((error: Error) => fail(`start failed: ${error.message}`));
+  const imagesConfig = withInstallSecrets(platform, configs.images, logger);
+  const images = await openImagesService(imagesConfig, { logger: logger.child({ service: 'images' }) }).catch((error: Error) => fail(`start failed: ${error.message}`));
   const tools = await openToolsService(configs.tools, { logger: logger.child({ service: 'tools' }) }).catch(async (error: Error) => {
     await images.close();
     return fail(`start failed: ${error.message}`);

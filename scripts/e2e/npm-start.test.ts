@@ -4,9 +4,11 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { loadConfig as loadImagesConfig } from '../../services/images/src/config';
+import { createLinkSigner } from '../../services/images/src/images/link-signer';
 import { freePort, rawRequest, stopProcess } from './platform';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -91,9 +93,25 @@ describe('npm start (embedded mode as a real process)', () => {
     form.append('file', new Blob([photo], { type: 'image/jpeg' }), 'demo.jpg');
     const upload = (await (
       await fetch(`${base}/api/image.php?action=upload`, { method: 'POST', body: form, headers: { 'X-API-Token': token } })
-    ).json()) as { code: number; data: { url: string } };
+    ).json()) as { code: number; data: { id: number; url: string; thumb_url: string; links: { delete: string } } };
     expect(upload.code).toBe(0);
     expect((await fetch(upload.data.url)).status).toBe(200);
+    expect((await fetch(upload.data.thumb_url)).status).toBe(200);
+    expect((await fetch(upload.data.links.delete)).status).toBe(200);
+
+    // The install signs with keys of its own, made on this first start and readable by its owner only:
+    // a link signed with the service's public development key is refused like any wrong signature.
+    const secretsFile = path.join(dataDir, 'secrets.json');
+    expect(statSync(secretsFile).mode & 0o777).toBe(0o600);
+    const secrets = JSON.parse(readFileSync(secretsFile, 'utf8')) as Record<string, string>;
+    expect(Object.keys(secrets).sort()).toEqual(['THUMB_SIGNING_SECRET', 'TOKEN_ENCRYPTION_KEY']);
+    const developmentKeys = loadImagesConfig({});
+    expect(secrets.THUMB_SIGNING_SECRET).not.toBe(developmentKeys.thumbSigningSecret);
+    expect(Buffer.from(secrets.TOKEN_ENCRYPTION_KEY!, 'hex').equals(developmentKeys.tokenEncryptionKey)).toBe(false);
+    const forged = createLinkSigner(developmentKeys.thumbSigningSecret);
+    for (const link of [`${base}/api/thumb.php?id=${upload.data.id}&sig=${forged.thumb.sign(upload.data.id)}`, `${base}/api/delete.php?id=${upload.data.id}&sig=${forged.deletion.sign(upload.data.id)}`]) {
+      expect({ link, status: (await fetch(link)).status }).toEqual({ link, status: 404 });
+    }
     const tools = await fetch(`${base}/api/v1/tools?limit=1`, { headers: { 'X-API-Key': apiKey } });
     expect(tools.status).toBe(200);
     expect(((await tools.json()) as { data: { pagination: { total: number } } }).data.pagination.total).toBe(247);
@@ -120,6 +138,9 @@ describe('npm start (embedded mode as a real process)', () => {
         data: { total: number };
       };
       expect(list.data.total).toBe(1);
+      // The same keys after a restart: the links handed out before still work.
+      expect((await fetch(upload.data.thumb_url)).status).toBe(200);
+      expect((await fetch(upload.data.links.delete)).status).toBe(200);
       const stats = (await (await fetch(`${base}/api/index.php?action=stats`, { headers: { 'X-API-Key': apiKey } })).json()) as {
         data: { total_tools: number };
       };
@@ -191,6 +212,25 @@ describe('npm start (embedded mode as a real process)', () => {
     expect(stopped.code).toBe(0);
     expect(stopped.stderr).toBe(`database: embedded PGlite at ${ownDir}/tools-db\n`);
     expect(stopped.stdout).toContain('\tpartner\t');
+    // A token the CLI seals on the stopped platform, with the install's own key, is the one the account
+    // area shows once the platform runs again.
+    const reset = await admin(['images', 'reset-token', 'demo'], { DATA_DIR: ownDir });
+    expect(reset.code).toBe(0);
+    const newToken = /: (\S+)\n$/.exec(reset.stdout)![1]!;
+    const again = await startEmbedded(ownDir, port, children);
+    try {
+      const { password } = JSON.parse(readFileSync(path.join(ownDir, 'demo-credentials.json'), 'utf8')) as { password: string };
+      const login = (await (
+        await fetch(`http://127.0.0.1:${port}/api/image.php?action=login`, { method: 'POST', body: new URLSearchParams({ username: 'demo', password }) })
+      ).json()) as { data: { token: string } };
+      const shown = (await (await fetch(`http://127.0.0.1:${port}/api/image.php?action=token`, { headers: { 'X-API-Token': login.data.token } })).json()) as {
+        code: number;
+        data: { token: string | null };
+      };
+      expect(shown).toMatchObject({ code: 0, data: { token: newToken } });
+    } finally {
+      expect(await stopProcess(again.child, 'SIGTERM')).toBe(0);
+    }
     // Another DATA_DIR is another platform: nothing there, and nothing created.
     const elsewhere = mkdtempSync(path.join(os.tmpdir(), 'npm-start-none-'));
     const missing = await admin(['images', 'list-users'], { DATA_DIR: elsewhere });

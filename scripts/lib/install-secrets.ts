@@ -1,0 +1,107 @@
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, linkSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * The image service's two keys for an embedded install (`npm start`): the one that signs thumbnail and
+ * deletion links (THUMB_SIGNING_SECRET) and the one that seals the account tokens the account area
+ * shows (TOKEN_ENCRYPTION_KEY). Outside production the service falls back to built-in development
+ * values, which are public (they are in its source): with them, anyone who reaches the platform could
+ * sign a deletion link for any image. So each install makes its own on its first start, random, and
+ * keeps them in DATA_DIR/secrets.json (readable by its owner only). A variable set in the environment
+ * wins over the file.
+ */
+export interface InstallSecrets {
+  THUMB_SIGNING_SECRET: string;
+  TOKEN_ENCRYPTION_KEY: string;
+}
+
+export const SECRETS_FILE = 'secrets.json';
+
+function isInstallSecrets(value: unknown): value is InstallSecrets {
+  const secrets = value as Partial<InstallSecrets> | null;
+  return (
+    typeof secrets === 'object' &&
+    secrets !== null &&
+    typeof secrets.THUMB_SIGNING_SECRET === 'string' &&
+    secrets.THUMB_SIGNING_SECRET.length >= 32 &&
+    typeof secrets.TOKEN_ENCRYPTION_KEY === 'string' &&
+    /^[0-9a-f]{64}$/.test(secrets.TOKEN_ENCRYPTION_KEY)
+  );
+}
+
+/** The install's keys, or null when it has none yet. A damaged file stops the start with what to do. */
+function read(file: string): InstallSecrets | null {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = null;
+  }
+  if (!isInstallSecrets(parsed)) {
+    throw new Error(`${file} is damaged (it must hold THUMB_SIGNING_SECRET and TOKEN_ENCRYPTION_KEY); restore it, or remove it to make new keys (links handed out before then stop working)`);
+  }
+  return parsed;
+}
+
+/** Only the keys the environment does not set: those it sets are the service's to use. */
+function notSetIn(env: NodeJS.ProcessEnv, secrets: InstallSecrets): Partial<InstallSecrets> {
+  const missing: Partial<InstallSecrets> = {};
+  if (!env.THUMB_SIGNING_SECRET) missing.THUMB_SIGNING_SECRET = secrets.THUMB_SIGNING_SECRET;
+  if (!env.TOKEN_ENCRYPTION_KEY) missing.TOKEN_ENCRYPTION_KEY = secrets.TOKEN_ENCRYPTION_KEY;
+  return missing;
+}
+
+/** Writes a new file whole and durably, or throws EEXIST: no reader ever sees half of it. */
+function createDurably(file: string, text: string): void {
+  const temp = `${file}.${process.pid}.tmp`;
+  const handle = openSync(temp, 'wx', 0o600);
+  try {
+    writeSync(handle, text);
+    fsyncSync(handle);
+  } finally {
+    closeSync(handle);
+  }
+  try {
+    linkSync(temp, file);
+  } finally {
+    rmSync(temp, { force: true });
+  }
+  const dir = openSync(path.dirname(file), 'r');
+  try {
+    fsyncSync(dir);
+  } finally {
+    closeSync(dir);
+  }
+}
+
+/**
+ * For `npm start`, on an existing DATA_DIR: the install's keys, made and written on its first start
+ * (`created`). Another process that made them first wins; its keys are read.
+ */
+export function ensureInstallSecrets(dataDir: string, env: NodeJS.ProcessEnv): { env: Partial<InstallSecrets>; created: boolean } {
+  const file = path.join(dataDir, SECRETS_FILE);
+  const existing = read(file);
+  if (existing) return { env: notSetIn(env, existing), created: false };
+  const made: InstallSecrets = { THUMB_SIGNING_SECRET: randomBytes(32).toString('base64url'), TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('hex') };
+  try {
+    createDurably(file, `${JSON.stringify(made, null, 2)}\n`);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return { env: notSetIn(env, read(file)!), created: false };
+  }
+  return { env: notSetIn(env, made), created: true };
+}
+
+/** For `npm run admin`, which creates nothing: the install's keys when it has them. */
+export function readInstallSecrets(dataDir: string, env: NodeJS.ProcessEnv): Partial<InstallSecrets> {
+  const existing = read(path.join(dataDir, SECRETS_FILE));
+  return existing ? notSetIn(env, existing) : {};
+}
