@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, linkSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -59,29 +59,6 @@ function notSetIn(env: NodeJS.ProcessEnv, secrets: InstallSecrets): Partial<Inst
   return missing;
 }
 
-/** Writes a new file whole and durably, or throws EEXIST: no reader ever sees half of it. */
-function createDurably(file: string, text: string): void {
-  const temp = `${file}.${process.pid}.tmp`;
-  const handle = openSync(temp, 'wx', 0o600);
-  try {
-    writeSync(handle, text);
-    fsyncSync(handle);
-  } finally {
-    closeSync(handle);
-  }
-  try {
-    linkSync(temp, file);
-  } finally {
-    rmSync(temp, { force: true });
-  }
-  const dir = openSync(path.dirname(file), 'r');
-  try {
-    fsyncSync(dir);
-  } finally {
-    closeSync(dir);
-  }
-}
-
 /**
  * For `npm start`, on an existing DATA_DIR: the install's keys, made and written on its first start
  * (`created`). Another process that made them first wins; its keys are read.
@@ -92,7 +69,7 @@ export function ensureInstallSecrets(dataDir: string, env: NodeJS.ProcessEnv): {
   if (existing) return { env: notSetIn(env, existing), created: false };
   const made: InstallSecrets = { THUMB_SIGNING_SECRET: randomBytes(32).toString('base64url'), TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('hex') };
   try {
-    createDurably(file, `${JSON.stringify(made, null, 2)}\n`);
+    writeFileSync(file, `${JSON.stringify(made, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     return { env: notSetIn(env, read(file)!), created: false };
