@@ -4,7 +4,7 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig as loadImagesConfig } from '../../services/images/src/config';
@@ -171,6 +171,20 @@ describe('npm start (embedded mode as a real process)', () => {
       expect(started.stderr()).toBe(`${line}\n`);
     }
     expect(existsSync(path.join(dataDir, 'never'))).toBe(false);
+  }, 60000);
+
+  test('when the keys file is damaged, then npm start says which file and what to do, exits 1 and leaves it as it was', async () => {
+    const damagedDir = path.join(dataDir, 'damaged');
+    mkdirSync(damagedDir);
+    const file = path.join(damagedDir, 'secrets.json');
+    writeFileSync(file, '{"THUMB_SIGNING_SECRET": "short"}\n', { mode: 0o600 });
+    const started = spawnStart({ PORT: String(await freePort()), DATA_DIR: damagedDir }, children);
+    expect(await started.exited).toBe(1);
+    expect(started.stderr()).toBe(
+      `start failed: ${file} is damaged (it must hold THUMB_SIGNING_SECRET and TOKEN_ENCRYPTION_KEY); restore it, or remove it to make new keys (links handed out before then stop working)\n`,
+    );
+    expect(readFileSync(file, 'utf8')).toBe('{"THUMB_SIGNING_SECRET": "short"}\n');
+    expect(readdirSync(damagedDir)).toEqual(['secrets.json']);
   }, 60000);
 
   test('when the port is taken, then npm start says so and exits 1 before touching the data folder', async () => {
