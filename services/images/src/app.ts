@@ -58,17 +58,22 @@ export function createServices(deps: AppDeps) {
   const userAdmin = createUserAdmin({ users, credentials, vault: createTokenVault(config.tokenEncryptionKey), maxUploadBytes: config.maxUploadBytes });
   const bin = createBinService({ images, files, signer, clock, recycleRetentionDays: config.recycleRetentionDays });
   const recovery = createRecoveryService({ images, files, storage, logger, clock });
-  return {
-    auth: createAuthService({
-      users,
-      credentials,
-      userAdmin,
-      limiter: createSignInLimiter(db, { attemptsPerAddress: config.signInAttemptsPerAddress, failuresPerAccount: config.signInFailuresPerAccount }),
-      clock,
-      sessionTtlHours: config.sessionTtlHours,
-      registration: { enabled: config.registrationEnabled, groupName: config.registrationGroup },
+  const auth = createAuthService({
+    users,
+    credentials,
+    userAdmin,
+    limiter: createSignInLimiter(db, {
+      attemptsPerAddress: config.signInAttemptsPerAddress,
+      failuresPerAccount: config.signInFailuresPerAccount,
+      registrationsPerAddress: config.registrationsPerAddress,
     }),
-    account: createAccountService({ users, credentials, userAdmin, formatTime: views.formatTime, publicBaseUrl: config.publicBaseUrl }),
+    clock,
+    sessionTtlHours: config.sessionTtlHours,
+    registration: { enabled: config.registrationEnabled, groupName: config.registrationGroup },
+  });
+  return {
+    auth,
+    account: createAccountService({ auth, credentials, userAdmin, formatTime: views.formatTime, publicBaseUrl: config.publicBaseUrl }),
     admin: createAdminService({ users, userAdmin, formatTime: views.formatTime }),
     userAdmin,
     uploads: createUploadService({ images, categories, storage, files, media: deps.media, views, logger, clock }),

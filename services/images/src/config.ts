@@ -87,6 +87,7 @@ const schema = z
     REGISTRATION_GROUP: z.string().min(1).default('default'),
     SIGN_IN_ATTEMPTS_PER_ADDRESS: intFromEnv(30, 1),
     SIGN_IN_FAILURES_PER_ACCOUNT: intFromEnv(5, 1),
+    REGISTRATIONS_PER_ADDRESS: intFromEnv(5, 1),
   })
   .superRefine((env, ctx) => {
     if (env.STORAGE_BACKEND === 's3' && env.S3_BUCKET === undefined) {
@@ -146,6 +147,8 @@ export interface ImagesConfig {
   readonly signInAttemptsPerAddress: number;
   /** Per 15 minutes: failed sign-ins to one account name, after which it is locked for the rest of the window. */
   readonly signInFailuresPerAccount: number;
+  /** Per hour: registrations from one client address (each also counts as a sign-in attempt). */
+  readonly registrationsPerAddress: number;
 }
 
 /** Parses the environment once; the only place in the service that reads env variables. */
@@ -197,5 +200,6 @@ export function loadConfig(env: Record<string, string | undefined>): ImagesConfi
     registrationGroup: value.REGISTRATION_GROUP,
     signInAttemptsPerAddress: value.SIGN_IN_ATTEMPTS_PER_ADDRESS,
     signInFailuresPerAccount: value.SIGN_IN_FAILURES_PER_ACCOUNT,
+    registrationsPerAddress: value.REGISTRATIONS_PER_ADDRESS,
   });
 }

@@ -143,7 +143,7 @@ describe('registration', () => {
   });
 
   test('when registration is on, then a new user lands in the configured group, signed in; bad names and passwords are refused', async () => {
-    const open = await openTestService({ REGISTRATION_ENABLED: 'true', REGISTRATION_GROUP: 'vip' });
+    const open = await openTestService({ REGISTRATION_ENABLED: 'true', REGISTRATION_GROUP: 'vip', REGISTRATIONS_PER_ADDRESS: '50' });
     try {
       const register = (username: unknown, password: unknown) => request(open.app).post(`${API}?action=register`).send({ username, password });
       expect((await request(open.app).get(`${API}?action=features`)).body.data).toEqual({ registration: true });

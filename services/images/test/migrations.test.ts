@@ -46,3 +46,41 @@ test('when a database from before accounts is migrated, then its users keep thei
     expect(await db.schema.hasColumn('users', 'token_hash')).toBe(false);
   });
 });
+
+test('when users whose names differ only in case, spaces or Unicode form exist, then the oldest keeps the name, the others are renamed and reported, and all still sign in by token', async () => {
+  await withFreshDatabase(async (db) => {
+    // Every migration before names became unique regardless of case.
+    const before = (await migrationSource.getMigrations([])).filter((name) => name < '20261127010000_user_name_key');
+    for (let i = 0; i < before.length; i += 1) await db.migrate.up({ migrationSource });
+    const group = await db('groups').where({ name: 'default' }).first('id');
+    for (const name of ['alice', 'ALICE', 'ａｌｉｃｅ', 'bob', 'ALICE-2']) {
+      const [row] = await db('users').insert({ name, group_id: group.id }).returning('id');
+      await db('credentials').insert({ user_id: row.id, kind: 'account', token_hash: createHash('sha256').update(`token-of-${name}`).digest('hex') });
+    }
+    const reported: string[] = [];
+    const write = jest.spyOn(process.stderr, 'write').mockImplementation((line) => {
+      reported.push(String(line));
+      return true;
+    });
+    try {
+      await migrateToLatest(db);
+    } finally {
+      write.mockRestore();
+    }
+
+    expect((await db('users').orderBy('id').select('id', 'name', 'name_key')).map((row) => ({ ...row, id: Number(row.id) }))).toEqual([
+      { id: 1, name: 'alice', name_key: 'alice' },
+      { id: 2, name: 'ALICE-2-1', name_key: 'alice-2-1' },
+      { id: 3, name: 'ａｌｉｃｅ-3', name_key: 'alice-3' },
+      { id: 4, name: 'bob', name_key: 'bob' },
+      { id: 5, name: 'ALICE-2', name_key: 'alice-2' },
+    ]);
+    expect(reported).toEqual([
+      'migration user_name_key: renamed user 2 from "ALICE" to "ALICE-2-1": user 1 "alice" has the same name but for case, spaces or Unicode form\n',
+      'migration user_name_key: renamed user 3 from "ａｌｉｃｅ" to "ａｌｉｃｅ-3": user 1 "alice" has the same name but for case, spaces or Unicode form\n',
+    ]);
+    const found = await createCredentialsRepository(db).findLive(createHash('sha256').update('token-of-ALICE').digest('hex'), new Date());
+    expect(found?.user).toMatchObject({ id: 2, name: 'ALICE-2-1' });
+    await expect(db('users').insert({ name: 'Bob', name_key: 'bob', group_id: group.id })).rejects.toThrow(/users_name_key_unique/);
+  });
+});

@@ -1,10 +1,8 @@
 import { AppError } from '../errors/app-error';
 import { Messages } from '../errors/messages';
 import { UserAdminError, type UserAdmin } from '../users/user-admin';
-import type { UsersRepository } from '../users/users-repository';
-import { userAdminRefusal, type Principal } from './auth-service';
+import { userAdminRefusal, type AuthService, type Principal } from './auth-service';
 import type { CredentialsRepository } from './credentials-repository';
-import { verifyPassword } from './passwords';
 import { generateToken, hashToken } from './tokens';
 
 export const MAX_NAMED_TOKENS = 50;
@@ -17,7 +15,7 @@ export type UploadClient = 'sharex' | 'picgo';
  * that before calling.
  */
 export function createAccountService(deps: {
-  users: UsersRepository;
+  auth: Pick<AuthService, 'checkOwnPassword'>;
   credentials: CredentialsRepository;
   userAdmin: UserAdmin;
   formatTime: (date: Date) => string;
@@ -26,9 +24,9 @@ export function createAccountService(deps: {
   const { credentials, userAdmin, formatTime } = deps;
 
   async function createNamedToken(principal: Principal, name: string) {
-    if ((await credentials.countNamed(principal.user.id)) >= MAX_NAMED_TOKENS) throw new AppError(Messages.tooManyTokens, 200);
     const token = generateToken();
-    const created = await credentials.createNamed(principal.user.id, name, hashToken(token));
+    const created = await credentials.createNamed(principal.user.id, name, hashToken(token), MAX_NAMED_TOKENS);
+    if (!created) throw new AppError(Messages.tooManyTokens, 200);
     return { id: created.id, name, token, create_time: formatTime(created.createdAt) };
   }
 
@@ -64,17 +62,18 @@ export function createAccountService(deps: {
       if (!(await credentials.deleteNamed(principal.user.id, id))) throw new AppError(Messages.tokenNotFound, 200);
     },
 
-    /** Checks the current password; the new one applies at once and every other session ends. */
+    /**
+     * Checks the current password (counted like a sign-in's check); the new one applies at once and
+     * every other session ends.
+     */
     async changePassword(principal: Principal, current: string, next: string): Promise<void> {
-      const found = await deps.users.findForSignIn(principal.user.name);
-      if (!found?.passwordHash || !(await verifyPassword(current, found.passwordHash))) throw new AppError(Messages.wrongPassword, 200);
+      await deps.auth.checkOwnPassword(principal.user, current);
       try {
-        await userAdmin.setPassword(principal.user.id, next);
+        await userAdmin.setPassword(principal.user.id, next, { keepSessionId: principal.credential.id });
       } catch (error) {
         if (error instanceof UserAdminError) throw userAdminRefusal(error);
         throw error;
       }
-      await credentials.deleteSessions(principal.user.id, principal.credential.id);
     },
 
     /**

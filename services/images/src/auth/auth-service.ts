@@ -4,7 +4,7 @@ import { Messages } from '../errors/messages';
 import { UserAdminError, type UserAdmin } from '../users/user-admin';
 import type { UserRow, UsersRepository } from '../users/users-repository';
 import type { CredentialKind, CredentialsRepository } from './credentials-repository';
-import { hashPassword, verifyPassword } from './passwords';
+import { hashPassword, needsRehash, verifyPassword } from './passwords';
 import type { SignInLimiter, SignInVerdict } from './sign-in-limiter';
 import { generateToken, hashToken } from './tokens';
 
@@ -107,24 +107,37 @@ export function createAuthService(deps: {
     },
 
     /**
-     * Name and password → a session credential. Limited per client address and per account name;
-     * an unknown name and a wrong password get the same answer after the same work.
+     * Name and password → a session credential. Limited per client address and per account: the
+     * account's check is taken before its password is checked, and given back when it was right. An
+     * unknown name and a wrong password get the same answer after the same work. A hash made at an
+     * older cost is replaced with one at today's.
      */
     async signIn(input: { name: string; password: string; address: string }): Promise<SignedIn> {
       if (input.name.trim() === '' || input.password === '') throw new AppError(Messages.credentialsRequired, 200);
       const byAddress = await limiter.countAttempt(input.address);
       if (!byAddress.allowed) throw throttled(byAddress);
-      const byAccount = await limiter.accountLocked(input.name);
+      const byAccount = await limiter.takePasswordCheck(input.name);
       if (!byAccount.allowed) throw throttled(byAccount);
-      const found = await users.findForSignIn(input.name.trim());
+      const found = await users.findForSignIn(input.name);
       const matches = await verifyPassword(input.password, found?.passwordHash ?? (await unknownUserHash));
-      if (!found || !found.passwordHash || !matches) {
-        await limiter.countFailure(input.name);
-        throw new AppError(Messages.invalidCredentials, 200);
-      }
+      if (!found || !found.passwordHash || !matches) throw new AppError(Messages.invalidCredentials, 200);
+      await limiter.passwordAccepted(input.name);
       if (found.user.disabled) throw new AppError(Messages.accountDisabled, 200);
-      await limiter.clearFailures(input.name);
+      if (needsRehash(found.passwordHash)) await users.setPasswordHash(found.user.id, await hashPassword(input.password), null);
       return startSession(found.user);
+    },
+
+    /**
+     * Whether `password` is the user's, counted as a sign-in's check of it is (a session holder
+     * guessing the current password meets the same limit as a sign-in).
+     */
+    async checkOwnPassword(user: UserRow, password: string): Promise<void> {
+      const byAccount = await limiter.takePasswordCheck(user.name);
+      if (!byAccount.allowed) throw throttled(byAccount);
+      const found = await users.findForSignIn(user.name);
+      const matches = await verifyPassword(password, found?.passwordHash ?? (await unknownUserHash));
+      if (!found?.passwordHash || found.user.id !== user.id || !matches) throw new AppError(Messages.wrongPassword, 200);
+      await limiter.passwordAccepted(user.name);
     },
 
     /** Ends the session the request was made with. */
@@ -132,11 +145,17 @@ export function createAuthService(deps: {
       await credentials.deleteSession(principal.credential.id);
     },
 
-    /** Self-registration (off unless configured): a user in the configured group, signed in at once. */
+    /**
+     * Self-registration (off unless configured): a user in the configured group, signed in at once.
+     * `用户名已被使用` tells a taken name apart, which a sign-up form cannot avoid; registrations are
+     * limited per address more strictly than sign-ins, and a taken name costs the same work as a free one.
+     */
     async register(input: { name: string; password: string; address: string }): Promise<SignedIn> {
       if (!deps.registration.enabled) throw new AppError(Messages.registrationClosed, 200);
       const byAddress = await limiter.countAttempt(input.address);
       if (!byAddress.allowed) throw throttled(byAddress);
+      const registrations = await limiter.countRegistration(input.address);
+      if (!registrations.allowed) throw throttled(registrations);
       let created;
       try {
         created = await deps.userAdmin.createUser({ name: input.name, password: input.password, groupName: deps.registration.groupName });

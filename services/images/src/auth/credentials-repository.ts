@@ -9,6 +9,7 @@ export interface CredentialRow {
   userId: number;
   kind: CredentialKind;
   name: string | null;
+  tokenHash: string;
   sealedToken: string | null;
   createdAt: Date;
   lastUsedAt: Date | null;
@@ -21,6 +22,7 @@ function toCredential(row: Record<string, unknown>): CredentialRow {
     userId: Number(row.user_id),
     kind: row.kind as CredentialKind,
     name: (row.credential_name as string | null | undefined) ?? (row.kind === 'named' ? (row.name as string) : null),
+    tokenHash: String(row.token_hash ?? ''),
     sealedToken: (row.token_ciphertext as string | null) ?? null,
     createdAt: (row.credential_created_at ?? row.created_at) as Date,
     lastUsedAt: (row.last_used_at as Date | null) ?? null,
@@ -38,6 +40,14 @@ function toCredential(row: Record<string, unknown>): CredentialRow {
  */
 export function credentialLive(db: Knex, id: Knex.Value, userId: Knex.Value, now: Knex.Value): Knex.Raw {
   return db.raw('credential_live(?::bigint, ?::bigint, ?::timestamptz)', [id, userId, now]);
+}
+
+/**
+ * Locks the user's row until the transaction ends, so one user's token changes run one after another.
+ * NO KEY UPDATE: a sign-in's new session (its foreign key's share lock) is not held up by it.
+ */
+async function lockUser(trx: Knex.Transaction, userId: number): Promise<void> {
+  await trx('users').where({ id: userId }).forNoKeyUpdate().select('id');
 }
 
 /** The credentials (account token, named tokens, sessions) users present in X-API-Token. */
@@ -87,12 +97,17 @@ export function createCredentialsRepository(db: Knex, options: { namedStatements
       return row ? toCredential(row) : null;
     },
 
-    /** Replaces the user's account token in one transaction: the old one stops at once. */
-    async replaceAccountToken(userId: number, token: { hash: string; sealed: string }): Promise<CredentialRow> {
+    /**
+     * Replaces the user's account token in one transaction: the old one stops at once. Resets of one
+     * user wait for each other (the user's row is locked first), so each finds the token the one
+     * before it made and none meets another's half-made row.
+     */
+    async replaceAccountToken(userId: number, token: { hash: string; seal(userId: number): string }): Promise<CredentialRow> {
       return db.transaction(async (trx) => {
+        await lockUser(trx, userId);
         await trx('credentials').where({ user_id: userId, kind: 'account' }).delete();
         const [row] = await trx('credentials')
-          .insert({ user_id: userId, kind: 'account', token_hash: token.hash, token_ciphertext: token.sealed })
+          .insert({ user_id: userId, kind: 'account', token_hash: token.hash, token_ciphertext: token.seal(userId) })
           .returning('*');
         return toCredential(row);
       });
@@ -103,14 +118,22 @@ export function createCredentialsRepository(db: Knex, options: { namedStatements
       return rows.map(toCredential);
     },
 
-    async countNamed(userId: number): Promise<number> {
-      const row = await db('credentials').where({ user_id: userId, kind: 'named' }).count({ count: '*' }).first();
-      return Number((row as { count: unknown } | undefined)?.count ?? 0);
-    },
-
-    async createNamed(userId: number, name: string, tokenHash: string): Promise<CredentialRow> {
-      const [row] = await db('credentials').insert({ user_id: userId, kind: 'named', name, token_hash: tokenHash }).returning('*');
-      return toCredential(row);
+    /**
+     * A new named token, unless the user already holds `cap`: then null. The count is taken in the
+     * insert, with the user's row locked, so concurrent calls cannot pass the cap together.
+     */
+    async createNamed(userId: number, name: string, tokenHash: string, cap: number): Promise<CredentialRow | null> {
+      return db.transaction(async (trx) => {
+        await lockUser(trx, userId);
+        const { rows } = (await trx.raw(
+          `INSERT INTO credentials (user_id, kind, name, token_hash)
+           SELECT :userId, 'named', :name, :tokenHash
+           WHERE (SELECT count(*) FROM credentials WHERE user_id = :userId AND kind = 'named') < :cap
+           RETURNING *`,
+          { userId, name, tokenHash, cap },
+        )) as { rows: Record<string, unknown>[] };
+        return rows[0] ? toCredential(rows[0]) : null;
+      });
     },
 
     /** Revokes one of the user's named tokens; false when it is not theirs (or not a named token). */
@@ -125,13 +148,6 @@ export function createCredentialsRepository(db: Knex, options: { namedStatements
 
     async deleteSession(id: number): Promise<void> {
       await db('credentials').where({ id, kind: 'session' }).delete();
-    },
-
-    /** Ends the user's sessions (all, or all but one). */
-    async deleteSessions(userId: number, exceptId?: number): Promise<void> {
-      const query = db('credentials').where({ user_id: userId, kind: 'session' });
-      if (exceptId !== undefined) query.whereNot('id', exceptId);
-      await query.delete();
     },
 
     async deleteExpiredSessions(now: Date): Promise<number> {

@@ -29,7 +29,7 @@ export function createAdminActions(deps: { admin: AdminService }) {
     }),
     admin_update_user: async ({ principal, body, query }) => ({
       message: Messages.userUpdated,
-      data: await admin.updateUser(principal.user, parseId(bodyOrQuery(body, query, 'id')), {
+      data: await admin.updateUser(principal, parseId(bodyOrQuery(body, query, 'id')), {
         groupId: parseOptionalId(body.group_id),
         isAdmin: parseOptionalBoolean(body.is_admin),
         disabled: parseOptionalBoolean(body.disabled),

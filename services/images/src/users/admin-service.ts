@@ -1,4 +1,4 @@
-import { userAdminRefusal } from '../auth/auth-service';
+import { userAdminRefusal, type Principal } from '../auth/auth-service';
 import { AppError } from '../errors/app-error';
 import { Messages } from '../errors/messages';
 import { UserAdminError, type UserAdmin } from './user-admin';
@@ -58,13 +58,18 @@ export function createAdminService(deps: { users: UsersRepository; userAdmin: Us
       });
     },
 
-    /** The caller cannot disable or demote themselves: an admin locked out of their own account helps nobody. */
-    updateUser(caller: UserRow, id: number, changes: { groupId?: number; isAdmin?: boolean; disabled?: boolean; password?: string }) {
+    /**
+     * The caller cannot disable or demote themselves: an admin locked out of their own account helps
+     * nobody. A password set here ends the user's sessions (the caller's own excepted).
+     */
+    updateUser(caller: Principal, id: number, changes: { groupId?: number; isAdmin?: boolean; disabled?: boolean; password?: string }) {
       return applying(async () => {
-        if (id === caller.id && (changes.disabled === true || changes.isAdmin === false)) throw new AppError(Messages.lastAdmin, 200);
+        if (id === caller.user.id && (changes.disabled === true || changes.isAdmin === false)) throw new AppError(Messages.lastAdmin, 200);
         const groupName = changes.groupId === undefined ? undefined : await groupNameOf(changes.groupId);
         if (!(await users.findById(id))) throw new AppError(Messages.userNotFound, 200);
-        if (changes.password !== undefined) await userAdmin.setPassword(id, changes.password);
+        if (changes.password !== undefined) {
+          await userAdmin.setPassword(id, changes.password, id === caller.user.id ? { keepSessionId: caller.credential.id } : {});
+        }
         return userView(await userAdmin.updateUser(id, { groupName, isAdmin: changes.isAdmin, disabled: changes.disabled }));
       });
     },

@@ -3,11 +3,11 @@ import { hashPassword, isAcceptablePassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_L
 import type { TokenVault } from '../auth/token-vault';
 import { generateToken, hashToken } from '../auth/tokens';
 import { formatByteSize } from './byte-sizes';
+import { isValidUserName } from './user-name';
 import type { GroupRow, UserRow, UsersRepository } from './users-repository';
 
 export const DEFAULT_GROUP = 'default';
 export const DEFAULT_CATEGORY_NAME = '默认分类';
-const USER_NAME = /^[\p{L}\p{N}_.@-]{1,64}$/u;
 const GROUP_NAME = /^[\w.-]{1,64}$/;
 
 export type UserAdminFailure =
@@ -31,10 +31,6 @@ export class UserAdminError extends Error {
     super(message);
     this.name = 'UserAdminError';
   }
-}
-
-export function isValidUserName(name: string): boolean {
-  return USER_NAME.test(name);
 }
 
 /**
@@ -64,8 +60,8 @@ export function createUserAdmin(deps: { users: UsersRepository; credentials: Cre
     }
   }
 
-  async function requireUser(id: number): Promise<UserRow> {
-    const user = await users.findById(id);
+  async function requireUser(id: number, repository: UsersRepository = users): Promise<UserRow> {
+    const user = await repository.findById(id);
     if (!user) throw new UserAdminError('user-missing', `user ${id} does not exist`);
     return user;
   }
@@ -78,7 +74,8 @@ export function createUserAdmin(deps: { users: UsersRepository; credentials: Cre
 
   const newAccountToken = () => {
     const token = generateToken();
-    return { token, stored: { hash: hashToken(token), sealed: vault.seal(token) } };
+    const hash = hashToken(token);
+    return { token, stored: { hash, seal: (userId: number) => vault.seal(token, { userId }) } };
   };
 
   async function passwordHash(password: string | undefined): Promise<string | null> {
@@ -90,24 +87,30 @@ export function createUserAdmin(deps: { users: UsersRepository; credentials: Cre
   }
 
   return {
-    /** Creates a user with its default category and account token (returned; kept sealed so the account area can show it). */
+    /**
+     * Creates a user with its default category and account token (returned; kept sealed so the account
+     * area can show it). The password is hashed before the name is looked up, so a taken name is not
+     * answered sooner than a free one.
+     */
     async createUser(input: { name: string; groupName?: string; password?: string; isAdmin?: boolean }): Promise<{ id: number; token: string }> {
       const name = input.name.trim();
       if (!isValidUserName(name)) throw new UserAdminError('name-invalid', 'user name must be 1-64 letters, digits or _.@-');
+      const hash = await passwordHash(input.password);
       const groupName = input.groupName ?? DEFAULT_GROUP;
       const group = await users.findGroupByName(groupName);
       if (!group) throw new UserAdminError('group-missing', `group ${groupName} does not exist`);
-      if (await users.findByName(name)) throw new UserAdminError('name-taken', `user ${name} already exists`);
-      const hash = await passwordHash(input.password);
+      const taken = () => new UserAdminError('name-taken', `user ${name} already exists`);
       const { token, stored } = newAccountToken();
+      let id: number | null;
       try {
-        const id = await users.createUser({ name, groupId: group.id, isAdmin: input.isAdmin ?? false, passwordHash: hash, defaultCategoryName: DEFAULT_CATEGORY_NAME, accountToken: stored });
-        return { id, token };
+        id = await users.createUser({ name, groupId: group.id, isAdmin: input.isAdmin ?? false, passwordHash: hash, defaultCategoryName: DEFAULT_CATEGORY_NAME, accountToken: stored });
       } catch (error) {
-        // A concurrent creator may have won the unique name between the check and the insert.
-        if (await users.findByName(name)) throw new UserAdminError('name-taken', `user ${name} already exists`);
+        // A concurrent creator of the very same name meets the unique name rather than its key.
+        if (await users.findByName(name)) throw taken();
         throw error;
       }
+      if (id === null) throw taken();
+      return { id, token };
     },
 
     /** A new account token; the old one stops at once. */
@@ -120,28 +123,38 @@ export function createUserAdmin(deps: { users: UsersRepository; credentials: Cre
     async accountToken(userId: number): Promise<{ token: string | null; createdAt: Date | null }> {
       const credential = await credentials.findAccountToken(userId);
       if (!credential) return { token: null, createdAt: null };
-      return { token: credential.sealedToken ? vault.open(credential.sealedToken) : null, createdAt: credential.createdAt };
-    },
-
-    async setPassword(userId: number, password: string): Promise<void> {
-      await users.setPasswordHash(userId, (await passwordHash(password))!);
+      const token = credential.sealedToken ? vault.open(credential.sealedToken, { userId, tokenHash: credential.tokenHash }) : null;
+      return { token, createdAt: credential.createdAt };
     },
 
     /**
-     * Changes what is given of a user's group, admin flag and disabled state. A disabled user's
-     * credentials all stop at once (and their sessions end). The last active admin stays one.
+     * Sets a user's password and ends their sessions, on every replica (each request looks its
+     * session up): all of them when an admin sets it, all but the caller's own when the user changes it.
+     */
+    async setPassword(userId: number, password: string, options: { keepSessionId?: number } = {}): Promise<void> {
+      await users.setPasswordHash(userId, (await passwordHash(password))!, options);
+    },
+
+    /**
+     * Changes what is given of a user's group, admin flag and disabled state, in one transaction. A
+     * disabled user's credentials all stop at once (and their sessions end). The last active admin
+     * stays one: the active admins' rows are locked first, so two admins disabling each other at the
+     * same moment cannot both succeed.
      */
     async updateUser(userId: number, changes: { groupName?: string; isAdmin?: boolean; disabled?: boolean }): Promise<UserRow> {
-      const user = await requireUser(userId);
       const group = changes.groupName === undefined ? undefined : await requireGroup(changes.groupName);
-      const losesAdmin = user.isAdmin && !user.disabled && (changes.isAdmin === false || changes.disabled === true);
-      if (losesAdmin && (await users.countActiveAdmins()) <= 1) {
-        throw new UserAdminError('last-admin', `user ${user.name} is the last active admin: make another admin first`);
-      }
-      if (group) await users.setGroup(user.id, group.id);
-      if (changes.isAdmin !== undefined) await users.setAdmin(user.id, changes.isAdmin);
-      if (changes.disabled !== undefined) await users.setDisabled(user.id, changes.disabled);
-      return requireUser(user.id);
+      return users.transaction(async (tx) => {
+        const losesAdminIfAdmin = changes.isAdmin === false || changes.disabled === true;
+        if (losesAdminIfAdmin) await tx.lockActiveAdmins();
+        const user = await requireUser(userId, tx);
+        if (losesAdminIfAdmin && user.isAdmin && !user.disabled && (await tx.countActiveAdmins()) <= 1) {
+          throw new UserAdminError('last-admin', `user ${user.name} is the last active admin: make another admin first`);
+        }
+        if (group) await tx.setGroup(user.id, group.id);
+        if (changes.isAdmin !== undefined) await tx.setAdmin(user.id, changes.isAdmin);
+        if (changes.disabled !== undefined) await tx.setDisabled(user.id, changes.disabled);
+        return requireUser(user.id, tx);
+      });
     },
 
     async createGroup(input: { name: string; maxFileSize: number; quotaBytes: number; keepMetadata?: boolean }): Promise<GroupRow> {

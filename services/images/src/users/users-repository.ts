@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { userNameKey } from './user-name';
 
 export interface UserRow {
   id: number;
@@ -31,7 +32,8 @@ export interface NewUser {
   isAdmin: boolean;
   passwordHash: string | null;
   defaultCategoryName: string;
-  accountToken: { hash: string; sealed: string };
+  /** The account token's digest, and its sealed copy, which is bound to the new user's id. */
+  accountToken: { hash: string; seal(userId: number): string };
 }
 
 type Db = Knex | Knex.Transaction;
@@ -84,24 +86,39 @@ function containsPattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
 }
 
-export function createUsersRepository(db: Knex) {
+/** Users and groups. `db` may be a transaction: `transaction` gives the work a repository bound to one. */
+export function createUsersRepository(db: Db) {
   const users = (conn: Db = db) => conn('users as u').join('groups as g', 'g.id', 'u.group_id');
   const groups = () => db('groups as g').select('g.*', db.raw('(SELECT count(*) FROM users u WHERE u.group_id = g.id) AS user_count'));
 
   return {
+    /** Runs `work` in one transaction, with a repository whose every statement is part of it. */
+    transaction<T>(work: (repository: UsersRepository) => Promise<T>): Promise<T> {
+      return db.transaction((trx) => work(createUsersRepository(trx)));
+    },
+
+    /**
+     * Locks the rows of the active admins until the transaction ends (inside `transaction`): two
+     * changes that could each take away an admin wait for each other, so the last one is kept.
+     */
+    async lockActiveAdmins(): Promise<void> {
+      await db('users').where({ is_admin: true }).whereNull('disabled_at').orderBy('id').forUpdate().select('id');
+    },
+
     async findById(id: number): Promise<UserRow | null> {
       const row = await users().where('u.id', id).first(userColumns);
       return row ? toUser(row) : null;
     },
 
+    /** The user with this name, however it is cased, spaced or Unicode-composed (see userNameKey). */
     async findByName(name: string): Promise<UserRow | null> {
-      const row = await users().where('u.name', name).first(userColumns);
+      const row = await users().where('u.name_key', userNameKey(name)).first(userColumns);
       return row ? toUser(row) : null;
     },
 
-    /** The user and their password hash, for sign-in. */
+    /** The user and their password hash, for sign-in (by name as findByName finds it). */
     async findForSignIn(name: string): Promise<{ user: UserRow; passwordHash: string | null } | null> {
-      const row = await users().where('u.name', name).first(userColumns);
+      const row = await users().where('u.name_key', userNameKey(name)).first(userColumns);
       return row ? { user: toUser(row), passwordHash: (row.password_hash as string | null) ?? null } : null;
     },
 
@@ -121,20 +138,38 @@ export function createUsersRepository(db: Knex) {
     },
 
     /** Creates the user, its default category and its account token in one transaction. */
-    async createUser(input: NewUser): Promise<number> {
+    /**
+     * Creates the user, its default category and its account token in one transaction; null when the
+     * name (as userNameKey compares names) is taken, by a concurrent creator too.
+     */
+    async createUser(input: NewUser): Promise<number | null> {
       return db.transaction(async (trx) => {
         const [created] = await trx('users')
-          .insert({ name: input.name, group_id: input.groupId, is_admin: input.isAdmin, password_hash: input.passwordHash })
+          .insert({ name: input.name, name_key: userNameKey(input.name), group_id: input.groupId, is_admin: input.isAdmin, password_hash: input.passwordHash })
+          .onConflict('name_key')
+          .ignore()
           .returning('id');
+        if (!created) return null;
         const userId = Number((created as { id: unknown }).id);
         await trx('categories').insert({ user_id: userId, name: input.defaultCategoryName, is_default: true });
-        await trx('credentials').insert({ user_id: userId, kind: 'account', token_hash: input.accountToken.hash, token_ciphertext: input.accountToken.sealed });
+        await trx('credentials').insert({ user_id: userId, kind: 'account', token_hash: input.accountToken.hash, token_ciphertext: input.accountToken.seal(userId) });
         return userId;
       });
     },
 
-    async setPasswordHash(userId: number, passwordHash: string): Promise<void> {
-      await db('users').where({ id: userId }).update({ password_hash: passwordHash });
+    /**
+     * Sets the password hash and, in the same transaction, ends the user's sessions: all of them, or
+     * all but `keepSessionId` (the session that changed its own password). Null keeps every session:
+     * the same password stored at a new cost.
+     */
+    async setPasswordHash(userId: number, passwordHash: string, sessions: { keepSessionId?: number } | null): Promise<void> {
+      await db.transaction(async (trx) => {
+        await trx('users').where({ id: userId }).update({ password_hash: passwordHash });
+        if (sessions === null) return;
+        const ended = trx('credentials').where({ user_id: userId, kind: 'session' });
+        if (sessions.keepSessionId !== undefined) ended.whereNot('id', sessions.keepSessionId);
+        await ended.delete();
+      });
     },
 
     async setGroup(userId: number, groupId: number): Promise<void> {
@@ -147,6 +182,7 @@ export function createUsersRepository(db: Knex) {
 
     /** Disabling also ends the user's sessions, so that enabling again does not revive them. */
     async setDisabled(userId: number, disabled: boolean): Promise<void> {
+      // Inside `transaction` this is a savepoint of the caller's transaction.
       await db.transaction(async (trx) => {
         await trx('users').where({ id: userId }).update({ disabled_at: disabled ? trx.fn.now() : null });
         if (disabled) await trx('credentials').where({ user_id: userId, kind: 'session' }).delete();
@@ -191,4 +227,4 @@ export function createUsersRepository(db: Knex) {
   };
 }
 
-export type UsersRepository = ReturnType<typeof createUsersRepository>;
+export interface UsersRepository extends ReturnType<typeof createUsersRepository> {}
