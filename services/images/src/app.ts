@@ -99,7 +99,8 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   const { metrics } = deps;
   const readiness = createReadiness(deps.db);
   const app = express();
-  app.set('trust proxy', 1);
+  // Only a configured proxy may name the client: anyone else reaching the port could pick the address the sign-in limit counts.
+  app.set('trust proxy', [...deps.config.trustedProxies]);
   // No entity tag on what res.send answers: every API answer is no-store, so nothing would ever ask
   // with If-None-Match, and the tag cost a SHA-1 of each list page. Thumbnails set their own.
   app.set('etag', false);

@@ -27,7 +27,7 @@ const SITE_REVISION_CHECK_MS = 1000;
 const SITE_CACHE_ENTRIES = 2000;
 
 export interface AppDeps {
-  config: Pick<ToolsConfig, 'defaultRateLimitPerHour' | 'anonymousRateLimitPerHour' | 'statsCacheTtlMs' | 'readCacheTtlMs' | 'siteCacheTtlMs' | 'publicBaseUrl'>;
+  config: Pick<ToolsConfig, 'defaultRateLimitPerHour' | 'anonymousRateLimitPerHour' | 'statsCacheTtlMs' | 'readCacheTtlMs' | 'siteCacheTtlMs' | 'publicBaseUrl' | 'trustedProxies'>;
   db: Knex;
   limiter: RequestLimiter;
   logger: Logger;
@@ -98,7 +98,8 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   const readiness = createReadiness(deps.db, deps.limiter);
 
   const app = express();
-  app.set('trust proxy', 1); // nginx is the one hop in front; never `true`, or X-Forwarded-For could pick the limited IP
+  // Only a configured proxy may name the client: anyone else reaching the port could pick the address the anonymous limit counts.
+  app.set('trust proxy', [...deps.config.trustedProxies]);
   app.set('etag', false);
   app.disable('x-powered-by');
 
