@@ -34,6 +34,12 @@ import { createProfileService } from './users/profile-service';
 import { createUserAdmin } from './users/user-admin';
 import { createUsersRepository } from './users/users-repository';
 
+/**
+ * The query parameters whose values the request log shows; every other value is logged as `[redacted]`
+ * (a token, a deletion link's `sig`, a password sent where it does not belong, a name no one expected).
+ */
+const LOGGED_QUERY_NAMES = ['action', 'page', 'limit', 'category_id', 'keyword', 'links', 'id', 'ids', 'name', 'client'];
+
 export interface AppDeps {
   config: ImagesConfig;
   db: Knex;
@@ -106,7 +112,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   app.set('etag', false);
   app.disable('x-powered-by');
 
-  app.use(observeRequests({ logger: deps.logger, secretNames: ['token'], observe: metrics.observeRequest }));
+  app.use(observeRequests({ logger: deps.logger, loggedQueryNames: LOGGED_QUERY_NAMES, observe: metrics.observeRequest }));
 
   app.use('/api', (req, res, next) => {
     res.setHeader('Access-Control-Allow-Origin', '*');
