@@ -34,6 +34,12 @@ import { createProfileService } from './users/profile-service';
 import { createUserAdmin } from './users/user-admin';
 import { createUsersRepository } from './users/users-repository';
 
+/**
+ * The query parameters whose values the request log shows; every other value is logged as `[redacted]`
+ * (a token, a deletion link's `sig`, a password sent where it does not belong, a name no one expected).
+ */
+const LOGGED_QUERY_NAMES = ['action', 'page', 'limit', 'category_id', 'keyword', 'links', 'id', 'ids', 'name', 'client'];
+
 export interface AppDeps {
   config: ImagesConfig;
   db: Knex;
@@ -104,13 +110,14 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   const { metrics } = deps;
   const readiness = createReadiness(deps.db);
   const app = express();
-  app.set('trust proxy', 1);
+  // Only a configured proxy may name the client: anyone else reaching the port could pick the address the sign-in limit counts.
+  app.set('trust proxy', [...deps.config.trustedProxies]);
   // No entity tag on what res.send answers: every API answer is no-store, so nothing would ever ask
   // with If-None-Match, and the tag cost a SHA-1 of each list page. Thumbnails set their own.
   app.set('etag', false);
   app.disable('x-powered-by');
 
-  app.use(observeRequests({ logger: deps.logger, secretNames: ['token'], observe: metrics.observeRequest }));
+  app.use(observeRequests({ logger: deps.logger, loggedQueryNames: LOGGED_QUERY_NAMES, observe: metrics.observeRequest }));
 
   app.use('/api', (req, res, next) => {
     res.setHeader('Access-Control-Allow-Origin', '*');

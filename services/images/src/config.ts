@@ -1,4 +1,5 @@
 import path from 'node:path';
+import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
 import { DATABASE_URL_FORMAT, databaseTarget, type DatabaseTarget } from './db/database-target';
 import type { StorageBackend } from './storage/object-store';
@@ -29,6 +30,26 @@ const intFromEnv = (fallback: number, min: number) =>
     .transform((value) => Number(value))
     .pipe(z.number().int().min(min).max(Number.MAX_SAFE_INTEGER))
     .default(fallback);
+
+/** Loopback and the private ranges a compose network uses: nginx beside the service. */
+const DEFAULT_TRUSTED_PROXIES = 'loopback, uniquelocal';
+
+/** The proxies whose X-Forwarded-For is believed, as Express's `trust proxy` takes them (proxy-addr's syntax). */
+const trustedProxiesFromEnv = z
+  .string()
+  .default(DEFAULT_TRUSTED_PROXIES)
+  .transform((raw, ctx) => {
+    const entries = raw.split(',').map((entry) => entry.trim());
+    for (const entry of entries) {
+      try {
+        proxyaddr.compile(entry);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: `must be a comma-separated list of proxy addresses, CIDR ranges, loopback, linklocal or uniquelocal: "${entry}" is none of them` });
+        return z.NEVER;
+      }
+    }
+    return Object.freeze(entries);
+  });
 
 const schema = z
   .object({
@@ -88,6 +109,7 @@ const schema = z
     SIGN_IN_ATTEMPTS_PER_ADDRESS: intFromEnv(30, 1),
     SIGN_IN_FAILURES_PER_ACCOUNT: intFromEnv(5, 1),
     REGISTRATIONS_PER_ADDRESS: intFromEnv(5, 1),
+    TRUSTED_PROXIES: trustedProxiesFromEnv,
   })
   .superRefine((env, ctx) => {
     if (env.STORAGE_BACKEND === 's3' && env.S3_BUCKET === undefined) {
@@ -149,6 +171,8 @@ export interface ImagesConfig {
   readonly signInFailuresPerAccount: number;
   /** Per hour: registrations from one client address (each also counts as a sign-in attempt). */
   readonly registrationsPerAddress: number;
+  /** The peers whose X-Forwarded-For names the client (Express's `trust proxy`); anyone else is the client. */
+  readonly trustedProxies: readonly string[];
 }
 
 /** Parses the environment once; the only place in the service that reads env variables. */
@@ -201,5 +225,6 @@ export function loadConfig(env: Record<string, string | undefined>): ImagesConfi
     signInAttemptsPerAddress: value.SIGN_IN_ATTEMPTS_PER_ADDRESS,
     signInFailuresPerAccount: value.SIGN_IN_FAILURES_PER_ACCOUNT,
     registrationsPerAddress: value.REGISTRATIONS_PER_ADDRESS,
+    trustedProxies: value.TRUSTED_PROXIES,
   });
 }

@@ -125,6 +125,42 @@ describe('sign-in', () => {
     }
   });
 
+  test('when the peer is a trusted proxy (loopback, by default), then X-Forwarded-For names the address that is limited', async () => {
+    const strict = await openTestService({ SIGN_IN_ATTEMPTS_PER_ADDRESS: '2' });
+    try {
+      const attempt = (address: string) => request(strict.app).post(`${API}?action=login`).set('X-Forwarded-For', address).send({ username: 'nobody', password: 'wrong-password' });
+      expect((await attempt('203.0.113.7')).body).toEqual({ code: 1, msg: '用户名或密码错误' });
+      expect((await attempt('203.0.113.7')).body).toEqual({ code: 1, msg: '用户名或密码错误' });
+      expect((await attempt('203.0.113.7')).body).toEqual({ code: 1, msg: '登录尝试过于频繁，请稍后再试' });
+      expect((await attempt('203.0.113.8')).body).toEqual({ code: 1, msg: '用户名或密码错误' });
+      const counted = await strict.db('sign_in_limits').where('key', 'like', 'address:%').orderBy('key').select('key', 'points');
+      expect(counted).toEqual([
+        { key: 'address:203.0.113.7', points: 3 },
+        { key: 'address:203.0.113.8', points: 1 },
+      ]);
+    } finally {
+      await strict.close();
+    }
+  });
+
+  test('when the peer is not a configured proxy, then its X-Forwarded-For is ignored: 31 attempts under 31 spoofed addresses are limited as one address', async () => {
+    // The test's own connection comes from loopback, which TRUSTED_PROXIES here leaves out: a client reaching the replica directly.
+    const direct = await openTestService({ TRUSTED_PROXIES: '10.1.2.3' });
+    try {
+      const attempt = (i: number) =>
+        request(direct.app).post(`${API}?action=login`).set('X-Forwarded-For', `198.51.100.${i}`).type('form').send({ username: `guess-${i}`, password: 'wrong-password' });
+      for (let i = 1; i <= 30; i += 1) expect((await attempt(i)).body).toEqual({ code: 1, msg: '用户名或密码错误' });
+      const refused = await attempt(31);
+      expect(refused.body).toEqual({ code: 1, msg: '登录尝试过于频繁，请稍后再试' });
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(15 * 60);
+      const counted = await direct.db('sign_in_limits').where('key', 'like', 'address:%').select('key', 'points');
+      expect(counted).toEqual([{ key: expect.stringMatching(/^address:(::ffff:)?127\.0\.0\.1$/), points: 31 }]);
+    } finally {
+      await direct.close();
+    }
+  });
+
   test('when a session is past its expiry, then it is refused, and housekeeping removes it', async () => {
     await userWithPassword();
     const session = await signedIn('alice');

@@ -113,8 +113,37 @@ test.each([
   expect(res.body.code).toBe(code);
   if (code === 1) expect(res.body).toEqual({ code: 1, msg: '请先登录' });
   const logged = logLines.find((line) => (line.req as { id?: string } | undefined)?.id === 'secret-spelling');
-  expect((logged?.req as { url?: string }).url).toBe(`/api/image.php?action=profile&${name}=[redacted]&x=1`);
+  expect((logged?.req as { url?: string }).url).toBe(`/api/image.php?action=profile&${name}=[redacted]&x=[redacted]`);
   expect(JSON.stringify(logLines)).not.toContain(user.token);
+});
+
+test('when a deletion link is opened and used, or a password is sent in the query, then no log line carries the signature or the password', async () => {
+  const user = await createTestUser(svc.db);
+  const uploaded = await request(svc.app).post('/api/image.php?action=upload').set('X-API-Token', user.token).attach('file', fixture('tiny.png'));
+  const link = new URL(uploaded.body.data.links.delete as string);
+  const sig = link.searchParams.get('sig')!;
+  const page = await request(svc.app).get(`${link.pathname}${link.search}`).set('X-Request-Id', 'deletion-page');
+  expect(page.status).toBe(200);
+  const deleted = await request(svc.app).post(`${link.pathname}${link.search}`).set('X-Request-Id', 'deletion-post');
+  expect(deleted.text).toContain('图片已移入回收站');
+  expect((await svc.db('images').where({ id: uploaded.body.data.id }).first()).status).toBe('binned');
+  // Passwords never travel in a URL: refused, and not logged either.
+  const signIn = await request(svc.app).post('/api/image.php?action=login&username=alice&password=hunter2-in-url').set('X-Request-Id', 'password-in-url');
+  expect(signIn.body).toEqual({ code: 1, msg: '请输入用户名和密码' });
+  await request(svc.app)
+    .post('/api/image.php?action=change_password&password=old-in-url&new_password=new-in-url')
+    .set('X-API-Token', user.token)
+    .set('X-Request-Id', 'new-password-in-url');
+
+  const urlOf = (id: string) => (logLines.find((line) => (line.req as { id?: string } | undefined)?.id === id)?.req as { url?: string } | undefined)?.url;
+  for (const id of ['deletion-page', 'deletion-post']) {
+    expect(urlOf(id)).toMatch(new RegExp(`^/api/delete\\.php\\?id=${uploaded.body.data.id}&`));
+    expect(urlOf(id)).toContain('sig=[redacted]');
+  }
+  expect(urlOf('password-in-url')).toBe('/api/image.php?action=login&username=[redacted]&password=[redacted]');
+  expect(urlOf('new-password-in-url')).toBe('/api/image.php?action=change_password&password=[redacted]&new_password=[redacted]');
+  const logged = JSON.stringify(logLines);
+  for (const secret of [sig, 'hunter2-in-url', 'old-in-url', 'new-in-url']) expect(logged).not.toContain(secret);
 });
 
 test('when a browser preflights the API, then any origin is allowed', async () => {

@@ -18,6 +18,7 @@ describe('loadConfig', () => {
       maxUploadBytes: 64 * 1024 * 1024,
       storageBackend: 'local',
       s3: undefined,
+      trustedProxies: ['loopback', 'uniquelocal'],
     });
     expect(config.thumbSigningSecret.length).toBeGreaterThanOrEqual(32);
     expect(Object.isFrozen(config)).toBe(true);
@@ -44,6 +45,7 @@ describe('loadConfig', () => {
       recycleRetentionDays: 7,
     });
     expect(config.tokenEncryptionKey).toEqual(Buffer.from('a1b2'.repeat(16), 'hex'));
+    expect(loadConfig({ TRUSTED_PROXIES: ' 10.1.2.3, 172.16.0.0/12,fd00::/8 ,loopback' }).trustedProxies).toEqual(['10.1.2.3', '172.16.0.0/12', 'fd00::/8', 'loopback']);
     expect(loadConfig({ DATABASE_URL: 'pglite:memory' }).database).toEqual({ kind: 'pglite-memory' });
   });
 
@@ -76,6 +78,9 @@ describe('loadConfig', () => {
     [{ S3_BUCKET: 'images', S3_FORCE_PATH_STYLE: 'yes' }, 'S3_FORCE_PATH_STYLE must be true or false'],
     [{ NODE_ENV: 'production', THUMB_SIGNING_SECRET: 'k9'.repeat(20), TOKEN_ENCRYPTION_KEY: 'c3d4'.repeat(16), S3_BUCKET: 'images', S3_ACCESS_KEY_ID: 'minio', S3_SECRET_ACCESS_KEY: 'change-me-minio-secret' }, 'S3_SECRET_ACCESS_KEY is a placeholder'],
     [{ S3_BUCKET: 'images', S3_ACCESS_KEY_ID: 'AKIA1' }, 'S3_SECRET_ACCESS_KEY must be set together with the other S3 key variable'],
+    [{ TRUSTED_PROXIES: 'nginx' }, 'TRUSTED_PROXIES must be a comma-separated list of proxy addresses, CIDR ranges, loopback, linklocal or uniquelocal: "nginx" is none of them'],
+    [{ TRUSTED_PROXIES: '10.0.0.0/33' }, 'TRUSTED_PROXIES must be a comma-separated list of proxy addresses, CIDR ranges, loopback, linklocal or uniquelocal: "10.0.0.0/33" is none of them'],
+    [{ TRUSTED_PROXIES: 'loopback,,10.1.2.3' }, 'TRUSTED_PROXIES must be a comma-separated list of proxy addresses, CIDR ranges, loopback, linklocal or uniquelocal: "" is none of them'],
   ])('when the environment has %j, then loading throws one line naming the variable', (env, message) => {
     let thrown: Error | undefined;
     try {

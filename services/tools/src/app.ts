@@ -26,8 +26,14 @@ const SITE_REVISION_CHECK_MS = 1000;
 /** Pages' data kept at most (least recently used dropped first): search keywords and slugs come from visitors. */
 const SITE_CACHE_ENTRIES = 2000;
 
+/**
+ * The query parameters whose values the request log shows (the API's, those nginx's v1 rewrites add, the
+ * website's); every other value is logged as `[redacted]`: an API key, or a name no one expected.
+ */
+const LOGGED_QUERY_NAMES = ['action', 'page', 'limit', 'q', 'category_id', 'slug', 'id', 'type'];
+
 export interface AppDeps {
-  config: Pick<ToolsConfig, 'defaultRateLimitPerHour' | 'anonymousRateLimitPerHour' | 'statsCacheTtlMs' | 'readCacheTtlMs' | 'siteCacheTtlMs' | 'publicBaseUrl'>;
+  config: Pick<ToolsConfig, 'defaultRateLimitPerHour' | 'anonymousRateLimitPerHour' | 'statsCacheTtlMs' | 'readCacheTtlMs' | 'siteCacheTtlMs' | 'publicBaseUrl' | 'trustedProxies'>;
   db: Knex;
   limiter: RequestLimiter;
   logger: Logger;
@@ -98,11 +104,12 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   const readiness = createReadiness(deps.db, deps.limiter);
 
   const app = express();
-  app.set('trust proxy', 1); // nginx is the one hop in front; never `true`, or X-Forwarded-For could pick the limited IP
+  // Only a configured proxy may name the client: anyone else reaching the port could pick the address the anonymous limit counts.
+  app.set('trust proxy', [...deps.config.trustedProxies]);
   app.set('etag', false);
   app.disable('x-powered-by');
 
-  app.use(observeRequests({ logger: deps.logger, secretNames: ['api_key'], observe: metrics.observeRequest }));
+  app.use(observeRequests({ logger: deps.logger, loggedQueryNames: LOGGED_QUERY_NAMES, observe: metrics.observeRequest }));
 
   // The API first: it is what is asked for most.
   app.all(API_PATH, createDirectoryHandler({ directory, ads, admit }));

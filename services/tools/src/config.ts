@@ -1,3 +1,4 @@
+import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
 import { DATABASE_URL_FORMAT, databaseTarget, type DatabaseTarget } from './db/database-target';
 
@@ -48,6 +49,26 @@ function placeholderPassword(databaseUrl: string): boolean {
   }
 }
 
+/** Loopback and the private ranges a compose network uses: nginx beside the service. */
+const DEFAULT_TRUSTED_PROXIES = 'loopback, uniquelocal';
+
+/** The proxies whose X-Forwarded-For is believed, as Express's `trust proxy` takes them (proxy-addr's syntax). */
+const trustedProxiesFromEnv = z
+  .string()
+  .optional()
+  .transform((raw, ctx) => {
+    const entries = (raw === undefined || raw.trim() === '' ? DEFAULT_TRUSTED_PROXIES : raw).split(',').map((entry) => entry.trim());
+    for (const entry of entries) {
+      try {
+        proxyaddr.compile(entry);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: `must be a comma-separated list of proxy addresses, CIDR ranges, loopback, linklocal or uniquelocal: "${entry}" is none of them` });
+        return z.NEVER;
+      }
+    }
+    return Object.freeze(entries);
+  });
+
 const schema = z.object({
   NODE_ENV: z.string().default('development'),
   PORT: nonNegativeInt(3002).refine((port) => port <= 65535, 'must be at most 65535'),
@@ -72,6 +93,7 @@ const schema = z.object({
     .optional()
     .transform((url) => (url === undefined || url.trim() === '' ? undefined : url.trim().replace(/\/+$/, '')))
     .refine((url) => url === undefined || isHttpOrigin(url), 'must be an http(s) origin without a path, e.g. https://tools.example.com (the website lives at /)'),
+  TRUSTED_PROXIES: trustedProxiesFromEnv,
 }).superRefine((env, ctx) => {
   if (env.NODE_ENV === 'production' && placeholderPassword(env.DATABASE_URL)) {
     ctx.addIssue({ code: 'custom', path: ['DATABASE_URL'], message: 'has the placeholder password from .env.example: set POSTGRES_PASSWORD to a real one' });
@@ -101,6 +123,8 @@ export interface ToolsConfig {
   readonly siteCacheTtlMs: number;
   /** Where visitors reach the website (canonical URLs, sitemap); unset: the request's own Host. */
   readonly publicBaseUrl: string | undefined;
+  /** The peers whose X-Forwarded-For names the client (Express's `trust proxy`); anyone else is the client. */
+  readonly trustedProxies: readonly string[];
 }
 
 /** Parses the environment once into a frozen config; throws a one-line Error naming the bad variable. */
@@ -130,5 +154,6 @@ export function loadConfig(env: Record<string, string | undefined>): ToolsConfig
     readCacheTtlMs: parsed.READ_CACHE_TTL_MS,
     siteCacheTtlMs: parsed.SITE_CACHE_TTL_MS,
     publicBaseUrl: parsed.PUBLIC_BASE_URL,
+    trustedProxies: parsed.TRUSTED_PROXIES,
   });
 }

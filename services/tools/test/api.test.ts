@@ -424,6 +424,22 @@ describe('query form and protocol', () => {
     expect(lines.join('\n')).not.toContain(apiKey);
   });
 
+  it('when a query holds parameters the service does not name, then the log shows their names with [redacted] values, on the API and the website', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
+    const logged = harness.app({ logger });
+    const api = await request(logged).get('/api/index.php?action=search&q=png&page=1&password=hunter2-in-url&Q=case-spelled&api%5Fkey=encoded-key').set('X-Request-Id', 'trace-listed');
+    expect(api.status).toBe(200);
+    const site = await request(logged).get('/search?q=png&session=session-in-url').set('X-Request-Id', 'trace-site');
+    expect(site.status).toBe(200);
+    const records = lines.map((line) => JSON.parse(line));
+    expect(records.find((record) => record.req?.id === 'trace-listed').req.url).toBe(
+      '/api/index.php?action=search&q=png&page=1&password=[redacted]&Q=[redacted]&api%5Fkey=[redacted]',
+    );
+    expect(records.find((record) => record.req?.id === 'trace-site').req.url).toBe('/search?q=png&session=[redacted]');
+    for (const secret of ['hunter2-in-url', 'case-spelled', 'encoded-key', 'session-in-url']) expect(lines.join('\n')).not.toContain(secret);
+  });
+
   it('when probes are called, then healthz, readyz and metrics answer', async () => {
     expect((await request(app).get('/healthz')).body).toEqual({ status: 'ok' });
     const ready = await request(app).get('/readyz');

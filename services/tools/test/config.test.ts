@@ -20,6 +20,7 @@ describe('loadConfig', () => {
       readCacheTtlMs: 1000,
       siteCacheTtlMs: 60000,
       publicBaseUrl: undefined,
+      trustedProxies: ['loopback', 'uniquelocal'],
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -39,6 +40,7 @@ describe('loadConfig', () => {
       READ_CACHE_TTL_MS: '0',
       SITE_CACHE_TTL_MS: '0',
       PUBLIC_BASE_URL: 'https://tools.example.com/',
+      TRUSTED_PROXIES: ' 10.1.2.3, 172.16.0.0/12,fd00::/8 ,loopback',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -49,8 +51,10 @@ describe('loadConfig', () => {
       readCacheTtlMs: 0,
       siteCacheTtlMs: 0,
       publicBaseUrl: 'https://tools.example.com',
+      trustedProxies: ['10.1.2.3', '172.16.0.0/12', 'fd00::/8', 'loopback'],
     });
     expect(loadConfig({ DATABASE_URL: 'pglite:memory', REDIS_URL: '' }).redisUrl).toBeUndefined();
+    expect(loadConfig({ TRUSTED_PROXIES: '' }).trustedProxies).toEqual(['loopback', 'uniquelocal']);
   });
 
   it.each<[Record<string, string>, string]>([
@@ -64,6 +68,9 @@ describe('loadConfig', () => {
     [{ SHUTDOWN_TIMEOUT_MS: '-1' }, 'SHUTDOWN_TIMEOUT_MS must be a positive integer, got "-1"'],
     [{ SHUTDOWN_TIMEOUT_MS: '9999999999' }, 'SHUTDOWN_TIMEOUT_MS must be at most 2147483647'],
     [{ SITE_CACHE_TTL_MS: 'soon' }, 'SITE_CACHE_TTL_MS must be a non-negative integer, got "soon"'],
+    [{ TRUSTED_PROXIES: 'nginx' }, 'TRUSTED_PROXIES must be a comma-separated list of proxy addresses, CIDR ranges, loopback, linklocal or uniquelocal: "nginx" is none of them'],
+    [{ TRUSTED_PROXIES: '10.0.0.0/33' }, 'TRUSTED_PROXIES must be a comma-separated list of proxy addresses, CIDR ranges, loopback, linklocal or uniquelocal: "10.0.0.0/33" is none of them'],
+    [{ TRUSTED_PROXIES: 'loopback,,10.1.2.3' }, 'TRUSTED_PROXIES must be a comma-separated list of proxy addresses, CIDR ranges, loopback, linklocal or uniquelocal: "" is none of them'],
     ...['javascript:alert(1)', 'ftp://x.example', 'https://x.example/tools', 'https://x.example/?a=1', 'tools.example.com'].map(
       (url): [Record<string, string>, string] => [
         { PUBLIC_BASE_URL: url },

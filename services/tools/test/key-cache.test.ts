@@ -82,12 +82,73 @@ describeWithRealServer('TEST_REDIS_URL', 'API key cache across replicas (real Re
     await harness.close();
   });
 
-  const replica = async (prefix: string): Promise<Express> => {
+  const connectedRedis = async (): Promise<Redis> => {
     const redis = openRedis(process.env.TEST_REDIS_URL!, silentLogger);
     clients.push(redis);
     if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
+    return redis;
+  };
+
+  const replica = async (prefix: string): Promise<Express> => {
+    const redis = await connectedRedis();
     return harness.app({ limiter: createRequestLimiter({ keyPrefix: prefix, redis, logger: silentLogger }), keyVersion: redisKeyVersion(redis, prefix) });
   };
+
+  /** Asks until a request is answered from the replica's cache (no lookup in the database), at most three times. */
+  const untilCached = async (app: Express, apiKey: string): Promise<void> => {
+    const queries = countKeyQueries(harness);
+    try {
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const before = queries.count();
+        expect((await request(app).get(STATS).set('X-API-Key', apiKey)).status).toBe(200);
+        if (queries.count() === before) return;
+      }
+      throw new Error('the key was never answered from the cache');
+    } finally {
+      queries.stop();
+    }
+  };
+
+  const DISABLED = { success: false, error: { code: 403, message: 'API密钥已禁用' } };
+
+  it('when Redis loses the version after a cached key was disabled, then the next request is refused, not answered from the cache', async () => {
+    const prefix = `tools_kc_t_${crypto.randomBytes(6).toString('hex')}`;
+    const app = await replica(prefix);
+    const adminRedis = await connectedRedis();
+    const key = await createKey(harness.db, { name: `lost-${prefix}` });
+    await untilCached(app, key.apiKey);
+
+    expect(await admin(harness, ['key:disable', `lost-${prefix}`], redisKeyVersion(adminRedis, prefix))).toEqual({ status: 0, err: [] });
+    // What a Redis restarted without its data shows: no version at all.
+    await adminRedis.del(`${prefix}:api-keys:version`);
+    for (let i = 0; i < 2; i++) {
+      const denied = await request(app).get(STATS).set('X-API-Key', key.apiKey);
+      expect(denied.status).toBe(403);
+      expect(denied.body).toEqual(DISABLED);
+    }
+    // The version is there again, so the replica caches keys again, and a change still reaches it.
+    expect(await adminRedis.get(`${prefix}:api-keys:version`)).not.toBeNull();
+    expect((await admin(harness, ['key:enable', `lost-${prefix}`], redisKeyVersion(adminRedis, prefix))).status).toBe(0);
+    await untilCached(app, key.apiKey);
+  });
+
+  it('when Redis loses the version and a change to another key sets it again, then a disabled key cached before is still refused', async () => {
+    const prefix = `tools_kc_t_${crypto.randomBytes(6).toString('hex')}`;
+    const app = await replica(prefix);
+    const adminRedis = await connectedRedis();
+    const key = await createKey(harness.db, { name: `kept-${prefix}` });
+    await createKey(harness.db, { name: `other-${prefix}` });
+    // The version is first made by a change, as when the admin runs a command before any request.
+    expect((await admin(harness, ['key:limit', `other-${prefix}`, '5'], redisKeyVersion(adminRedis, prefix))).status).toBe(0);
+    await untilCached(app, key.apiKey);
+
+    expect(await admin(harness, ['key:disable', `kept-${prefix}`], redisKeyVersion(adminRedis, prefix))).toEqual({ status: 0, err: [] });
+    await adminRedis.del(`${prefix}:api-keys:version`);
+    expect((await admin(harness, ['key:limit', `other-${prefix}`, '6'], redisKeyVersion(adminRedis, prefix))).status).toBe(0);
+    const denied = await request(app).get(STATS).set('X-API-Key', key.apiKey);
+    expect(denied.status).toBe(403);
+    expect(denied.body).toEqual(DISABLED);
+  });
 
   it('when two replicas have the key cached and the admin disables it, then both answer 403 on the very next request, and 200 again once enabled', async () => {
     const prefix = `tools_kc_t_${crypto.randomBytes(6).toString('hex')}`;

@@ -86,7 +86,7 @@ describe('rate limit (in-memory limiter, one process)', () => {
     expect(res.headers['x-ratelimit-remaining']).toBe('7');
   });
 
-  it('when search and ads are called without a key, then the client IP is limited (behind one proxy hop)', async () => {
+  it('when search and ads are called without a key, then the client IP is limited (X-Forwarded-For from a trusted proxy: loopback, by default)', async () => {
     const app = harness.app({ config: { ANONYMOUS_RATE_LIMIT_PER_HOUR: '2' } });
     const fromA = () => request(app).get('/api/index.php?action=search&q=code').set('X-Forwarded-For', '203.0.113.7');
     expect((await fromA()).headers['x-ratelimit-remaining']).toBe('1');
@@ -98,9 +98,26 @@ describe('rate limit (in-memory limiter, one process)', () => {
     expect(limited.body).toEqual({ success: false, error: { code: 429, message: '请求过于频繁' } });
     const fromB = await request(app).get('/api/index.php?action=search&q=code').set('X-Forwarded-For', '203.0.113.8');
     expect(fromB.status).toBe(200);
-    // Only the last hop is trusted: a client-forged leftmost address does not buy a fresh window.
+    // The client is the nearest address that is not a trusted proxy: a forged leftmost one does not buy a fresh window.
     const forged = await request(app).get('/api/index.php?action=search&q=code').set('X-Forwarded-For', '198.51.100.1, 203.0.113.7');
     expect(forged.status).toBe(429);
+  });
+
+  it('when the peer is not a configured proxy, then its X-Forwarded-For is ignored: 31 anonymous searches under 31 spoofed addresses are limited as one address', async () => {
+    // The test's own connection comes from loopback, which TRUSTED_PROXIES here leaves out: a client reaching the replica directly.
+    const app = harness.app({ config: { ANONYMOUS_RATE_LIMIT_PER_HOUR: '30', TRUSTED_PROXIES: '10.1.2.3' } });
+    const search = (i: number) => request(app).get('/api/index.php?action=search&q=code').set('X-Forwarded-For', `198.51.100.${i}`);
+    for (let i = 1; i <= 30; i += 1) {
+      const res = await search(i);
+      expect(res.status).toBe(200);
+      expect(res.headers['x-ratelimit-remaining']).toBe(String(30 - i));
+    }
+    const limited = await search(31);
+    expect(limited.status).toBe(429);
+    expect(limited.body).toEqual({ success: false, error: { code: 429, message: '请求过于频繁' } });
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    // The website's pages share the address's budget: refused as well.
+    expect((await request(app).get('/').set('X-Forwarded-For', '198.51.100.32')).status).toBe(429);
   });
 
   it('when search carries a valid key, then it counts against that key, not the IP', async () => {

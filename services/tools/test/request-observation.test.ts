@@ -31,7 +31,7 @@ function loggedApp() {
     },
   );
   const app = express();
-  app.use(observeRequests({ logger, secretNames: ['api_key', 'token'], observe: (labels, seconds) => observations.push({ labels, seconds }) }));
+  app.use(observeRequests({ logger, loggedQueryNames: ['action', 'page'], observe: (labels, seconds) => observations.push({ labels, seconds }) }));
   app.get('/ok', (_req, res) => {
     res.locals.metricsRoute = 'ok';
     res.json({ ok: true });
@@ -101,6 +101,23 @@ test('when a request is answered, then one info line says so with the request, i
     expect(seconds).toBeGreaterThanOrEqual(0);
     expect(seconds).toBeLessThan(60);
   }
+});
+
+test('when a query holds parameters the service does not name, under any spelling, then their values are logged as [redacted], in every line', async () => {
+  // A password or a deletion link's signature is no parameter the API reads in a URL; a listed name under
+  // another spelling (case, percent-encoding, brackets) is not the listed name.
+  const query =
+    'action=list&password=secret-password&new_password=secret-new&sig=secret-sig&Page=secret-case&%70age=secret-encoded&page[]=secret-brackets&page%5B0%5D=secret-index&page=2&flag&&callback=secret-other';
+  const logged =
+    'action=list&password=[redacted]&new_password=[redacted]&sig=[redacted]&Page=[redacted]&%70age=[redacted]&page[]=[redacted]&page%5B0%5D=[redacted]&page=2&flag=[redacted]&&callback=[redacted]';
+  await fetch(`${base}/ok?${query}`, { headers: { 'X-Request-Id': 'listed-1' } });
+  expect((await subject.lineFor('listed-1', 'request completed')).req).toMatchObject({ url: `/ok?${logged}` });
+  await fetch(`${base}/noted?${query}`, { headers: { 'X-Request-Id': 'listed-2' } });
+  await subject.lineFor('listed-2', 'request completed');
+  expect(subject.linesOf('listed-2').map((line) => line.req?.url)).toEqual([`/noted?${logged}`, `/noted?${logged}`]);
+  await fetch(`${base}/fails?${query}`, { headers: { 'X-Request-Id': 'listed-3' } });
+  expect((await subject.lineFor('listed-3', 'request errored')).req).toMatchObject({ url: `/fails?${logged}` });
+  expect(JSON.stringify(subject.lines)).not.toContain('secret-');
 });
 
 test('when no route names itself, then the request is counted as unmatched', async () => {

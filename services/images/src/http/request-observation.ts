@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import querystring from 'node:querystring';
 import type { RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 
@@ -23,7 +22,7 @@ class RequestObservation {
   ended = false;
   constructor(
     readonly base: Logger,
-    readonly redactSecrets: (url: string) => string,
+    readonly redactQuery: (url: string) => string,
     readonly observe: ObserveRequest,
     readonly id: string,
     readonly url: string,
@@ -40,12 +39,12 @@ declare module 'http' {
   }
 }
 
-/** The `req` of a request's log lines: no header but the user agent, secret query parameters redacted. */
+/** The `req` of a request's log lines: no header but the user agent, query values redacted but for the service's allow-list. */
 function requestFields(req: IncomingMessage, state: RequestObservation) {
   return {
     id: state.id,
     method: req.method,
-    url: state.redactSecrets(state.url),
+    url: state.redactQuery(state.url),
     remoteAddress: req.socket?.remoteAddress,
     userAgent: req.headers['user-agent'],
   };
@@ -64,38 +63,15 @@ export function requestLog(req: IncomingMessage): Logger | undefined {
 const REQUEST_ID = /^[\w.:@-]{1,128}$/;
 const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
 
-/** A parameter name as compared with a secret's: decoded, lowercase, without `[...]`, letters and digits only. */
-function comparableName(rawName: string): string {
-  return querystring
-    .unescape(rawName.replace(/\+/g, ' '))
-    .toLowerCase()
-    .replace(/\[.*$/s, '')
-    .replace(/[^a-z0-9]/g, '');
-}
-
-/** Query parameter names seen are few (action, page, ...): each one's verdict is kept, up to this many. */
-const MAX_REMEMBERED_NAMES = 1000;
-
 /**
- * Makes the function that gives a URL with the value of every secret query parameter replaced by
- * `[redacted]`. A name counts as the secret however it is spelled on the wire: percent-encoded
- * (`%74oken`), in another case (`TOKEN`), with array brackets (`token[]`, `token[0]`, `token%5B%5D`)
- * or other separators (`api-key`). Such spellings are refused by the API, but their values are still
- * secrets. Runs for every request's log line, so the secrets' comparable forms are made once and each
- * parameter name is compared once.
+ * Makes the function that gives a URL with the value of every query parameter not named in
+ * `loggedNames` replaced by `[redacted]`: an allow-list, so a parameter no one thought of (a password,
+ * a deletion link's signature, a key) is never logged. A name is logged in clear only as it is listed,
+ * byte for byte: any other spelling (`TOKEN`, `%74oken`, `token[]`) is redacted too, as one of them
+ * may be what some parser reads as a secret.
  */
-export function secretRedactor(secretNames: readonly string[]): (url: string) => string {
-  const secrets = new Set(secretNames.map(comparableName));
-  const verdicts = new Map<string, boolean>();
-  const isSecret = (rawName: string): boolean => {
-    let secret = verdicts.get(rawName);
-    if (secret === undefined) {
-      secret = secrets.has(comparableName(rawName));
-      if (verdicts.size >= MAX_REMEMBERED_NAMES) verdicts.clear();
-      verdicts.set(rawName, secret);
-    }
-    return secret;
-  };
+export function queryRedactor(loggedNames: readonly string[]): (url: string) => string {
+  const logged = new Set(loggedNames);
   return (url) => {
     const queryStart = url.indexOf('?');
     if (queryStart === -1) return url;
@@ -105,7 +81,7 @@ export function secretRedactor(secretNames: readonly string[]): (url: string) =>
       .map((pair) => {
         const nameEnd = pair.indexOf('=');
         const rawName = nameEnd === -1 ? pair : pair.slice(0, nameEnd);
-        return isSecret(rawName) ? `${rawName}=[redacted]` : pair;
+        return pair === '' || logged.has(rawName) ? pair : `${rawName}=[redacted]`;
       });
     return `${url.slice(0, queryStart + 1)}${pairs.join('&')}`;
   };
@@ -120,20 +96,21 @@ export function secretRedactor(secretNames: readonly string[]): (url: string) =>
  * - the log: one JSON line per request (probes excepted), carrying the request id nginx set (or a new
  *   one), echoed as `X-Request-Id`: `request completed` (info), `request aborted` (info: the client left
  *   first) or `request errored` (error: a 5xx or a failed response), with `req`, `res` and
- *   `responseTime` (ms), the fields pino-http wrote. No header but the user agent is logged, and secret
- *   query parameters are redacted: credentials never reach a log. `requestLog(req)` is a child logger
+ *   `responseTime` (ms), the fields pino-http wrote. No header but the user agent is logged, and the
+ *   query's values are redacted but for the parameters the service names in `loggedQueryNames`:
+ *   credentials never reach a log. `requestLog(req)` is a child logger
  *   bound to the request, made only when something logs through it (pino-http made one per request, and
  *   that was a quarter of a cached tools request's CPU).
  */
-export function observeRequests(options: { logger: Logger; secretNames: readonly string[]; observe: ObserveRequest }): RequestHandler {
+export function observeRequests(options: { logger: Logger; loggedQueryNames: readonly string[]; observe: ObserveRequest }): RequestHandler {
   const { logger, observe } = options;
-  const redactSecrets = secretRedactor(options.secretNames);
+  const redactQuery = queryRedactor(options.loggedQueryNames);
   return (req, res, next) => {
     const incoming = req.headers['x-request-id'];
     const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.setHeader('X-Request-Id', id);
     req.id = id;
-    req[observations] = new RequestObservation(logger, redactSecrets, observe, id, req.originalUrl ?? req.url, performance.now());
+    req[observations] = new RequestObservation(logger, redactQuery, observe, id, req.originalUrl ?? req.url, performance.now());
     res.on('close', observeEnd);
     res.on('finish', observeEnd);
     res.on('error', observeEnd);

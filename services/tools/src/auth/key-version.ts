@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
 /**
@@ -13,6 +14,13 @@ export interface KeyVersion {
   changed(): Promise<void>;
 }
 
+/**
+ * Where a version starts. Redis can lose the version (a restart without its data): started again at a
+ * fixed value, it would come back to one a replica cached a key under before a change, and that replica
+ * would serve the key as it was. A random start (of 2^47) does not come back.
+ */
+const randomStart = (): string => String(randomInt(2 ** 47));
+
 /** Shared by every replica through Redis: one GET per request, sent beside the limiter's command. */
 export function redisKeyVersion(redis: Redis, keyPrefix: string): KeyVersion {
   const key = `${keyPrefix}:api-keys:version`;
@@ -20,12 +28,17 @@ export function redisKeyVersion(redis: Redis, keyPrefix: string): KeyVersion {
     async current() {
       if (redis.status !== 'ready') return undefined;
       try {
-        return (await redis.get(key)) ?? '0';
+        const version = await redis.get(key);
+        if (version !== null) return version;
+        // Missing: nothing cached is trusted on this request; the next one finds a version to cache under.
+        await redis.set(key, randomStart(), 'NX');
+        return undefined;
       } catch {
         return undefined;
       }
     },
     async changed() {
+      await redis.set(key, randomStart(), 'NX');
       await redis.incr(key);
     },
   };
