@@ -40,9 +40,15 @@ test('when a file name holds Markdown, HTML or a right-to-left override, then ea
   const user = await createTestUser(svc.db);
   // (A "/" or "\\" would cut the name to its last segment: names are never paths.)
   const image = await uploadAs(user.token, 'a]b[c <b>"x"<b> &\u202Egnp.png');
-  expect(image.links.markdown).toBe(`![a\\]b\\[c <b>"x"<b> &\u202Egnp.png](${image.url})`);
+  expect(image.links.markdown).toBe(`![a\\]b\\[c &#60;b&#62;&#34;x&#34;&#60;b&#62; &#38;\u202Egnp.png](${image.url})`);
   expect(image.links.html).toBe(`<img src="${image.url}" alt="a]b[c &#60;b&#62;&#34;x&#34;&#60;b&#62; &#38;\u202Egnp.png">`);
   expect(image.links.bbcode).toBe(`[img]${image.url}[/img]`);
+});
+
+test('when a file name is an HTML tag, then the Markdown snippet carries it escaped, never as inline HTML a renderer would pass through', async () => {
+  const user = await createTestUser(svc.db);
+  const image = await uploadAs(user.token, '<img src=x onerror=alert(1)>.png');
+  expect(image.links.markdown).toBe(`![&#60;img src=x onerror=alert(1)&#62;.png](${image.url})`);
 });
 
 test('when the deletion link is opened (a GET, as a link preview would), then it only asks, escaping the name; its POST moves the image to the bin', async () => {

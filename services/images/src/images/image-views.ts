@@ -39,9 +39,13 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
 
-/** Markdown alt text: brackets escaped (names hold no backslash or line break: see cleanOriginalName). */
+/**
+ * Markdown alt text: HTML-escaped, since Markdown renderers pass inline HTML through (even inside an
+ * image's description) and decode character references back into the alt text; then brackets
+ * escaped (names hold no backslash or line break: see cleanOriginalName).
+ */
 function markdownAlt(text: string): string {
-  return text.replace(/[[\]]/g, (char) => `\\${char}`);
+  return escapeHtml(text).replace(/[[\]]/g, (char) => `\\${char}`);
 }
 
 /** Every zone offset is a multiple of 15 minutes and changes at a local hour or half hour: at a UTC quarter hour. */
