@@ -6,6 +6,7 @@ import * as groupKeepsMetadata from '../../migrations/20261124020000_group_keeps
 import * as imageCounts from '../../migrations/20261124200000_image_counts';
 import * as storageBackends from '../../migrations/20261125010000_storage_backends';
 import * as credentialLive from '../../migrations/20261126010000_credential_live';
+import * as deletionNonce from '../../migrations/20261127110000_deletion_nonce';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -21,6 +22,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['20261124200000_image_counts', imageCounts],
   ['20261125010000_storage_backends', storageBackends],
   ['20261126010000_credential_live', credentialLive],
+  ['20261127110000_deletion_nonce', deletionNonce],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -95,7 +95,7 @@ export function createImageViews(options: { publicBaseUrl: string; timeZone: str
   const formatTime = createTimeFormatter(options.timeZone);
   const imageUrl = (storageKey: string) => `${options.publicBaseUrl}/i/${storageKey}`;
   const thumbUrl = (id: number) => `${options.publicBaseUrl}/api/thumb.php?id=${id}&sig=${options.signer.thumb.sign(id)}`;
-  const links = (image: Pick<ImageRow, 'id' | 'storageKey' | 'originalName'>): ImageLinks => {
+  const links = (image: Pick<ImageRow, 'id' | 'storageKey' | 'originalName' | 'deletionNonce'>): ImageLinks => {
     const url = imageUrl(image.storageKey);
     return {
       url,
@@ -103,7 +103,7 @@ export function createImageViews(options: { publicBaseUrl: string; timeZone: str
       markdown: `![${markdownAlt(image.originalName)}](${url})`,
       html: `<img src="${escapeHtml(url)}" alt="${escapeHtml(image.originalName)}">`,
       bbcode: `[img]${url}[/img]`,
-      delete: `${options.publicBaseUrl}/api/delete.php?id=${image.id}&sig=${options.signer.deletion.sign(image.id)}`,
+      delete: `${options.publicBaseUrl}/api/delete.php?id=${image.id}&sig=${options.signer.deletion.sign(image.id, image.deletionNonce)}`,
     };
   };
 
@@ -125,7 +125,7 @@ export function createImageViews(options: { publicBaseUrl: string; timeZone: str
     formatTime,
     links,
 
-    uploadResult(image: Pick<ImageRow, 'id' | 'storageKey' | 'originalName' | 'fileSize' | 'width' | 'height'>): UploadResult {
+    uploadResult(image: Pick<ImageRow, 'id' | 'storageKey' | 'originalName' | 'fileSize' | 'width' | 'height' | 'deletionNonce'>): UploadResult {
       return {
         id: image.id,
         url: imageUrl(image.storageKey),
