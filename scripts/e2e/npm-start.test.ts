@@ -109,7 +109,7 @@ describe('npm start (embedded mode as a real process)', () => {
     expect(secrets.THUMB_SIGNING_SECRET).not.toBe(developmentKeys.thumbSigningSecret);
     expect(Buffer.from(secrets.TOKEN_ENCRYPTION_KEY!, 'hex').equals(developmentKeys.tokenEncryptionKey)).toBe(false);
     const forged = createLinkSigner(developmentKeys.thumbSigningSecret);
-    for (const link of [`${base}/api/thumb.php?id=${upload.data.id}&sig=${forged.thumb.sign(upload.data.id)}`, `${base}/api/delete.php?id=${upload.data.id}&sig=${forged.deletion.sign(upload.data.id)}`]) {
+    for (const link of [`${base}/api/thumb.php?id=${upload.data.id}&sig=${forged.thumb.sign(upload.data.id)}`, `${base}/api/delete.php?id=${upload.data.id}&sig=${forged.deletion.sign(upload.data.id, null)}`]) {
       expect({ link, status: (await fetch(link)).status }).toEqual({ link, status: 404 });
     }
     const tools = await fetch(`${base}/api/v1/tools?limit=1`, { headers: { 'X-API-Key': apiKey } });

@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { createLinkSigner } from '../src/images/link-signer';
 import { createTestUser, filesIn, storedKeys, fixture, imageRows, openTestService, type TestService } from './support/harness';
 
 // The `links` extension of upload and list answers, and the deletion link behind it.
@@ -40,9 +41,15 @@ test('when a file name holds Markdown, HTML or a right-to-left override, then ea
   const user = await createTestUser(svc.db);
   // (A "/" or "\\" would cut the name to its last segment: names are never paths.)
   const image = await uploadAs(user.token, 'a]b[c <b>"x"<b> &\u202Egnp.png');
-  expect(image.links.markdown).toBe(`![a\\]b\\[c <b>"x"<b> &\u202Egnp.png](${image.url})`);
+  expect(image.links.markdown).toBe(`![a\\]b\\[c &#60;b&#62;&#34;x&#34;&#60;b&#62; &#38;\u202Egnp.png](${image.url})`);
   expect(image.links.html).toBe(`<img src="${image.url}" alt="a]b[c &#60;b&#62;&#34;x&#34;&#60;b&#62; &#38;\u202Egnp.png">`);
   expect(image.links.bbcode).toBe(`[img]${image.url}[/img]`);
+});
+
+test('when a file name is an HTML tag, then the Markdown snippet carries it escaped, never as inline HTML a renderer would pass through', async () => {
+  const user = await createTestUser(svc.db);
+  const image = await uploadAs(user.token, '<img src=x onerror=alert(1)>.png');
+  expect(image.links.markdown).toBe(`![&#60;img src=x onerror=alert(1)&#62;.png](${image.url})`);
 });
 
 test('when the deletion link is opened (a GET, as a link preview would), then it only asks, escaping the name; its POST moves the image to the bin', async () => {
@@ -87,4 +94,67 @@ test('when a deletion link is forged, reused for another id, or a thumbnail sign
     expect(res.text).toContain('这个删除链接无效');
   }
   expect((await imageRows(svc.db)).map((row) => row.status)).toEqual(['stored', 'stored']);
+});
+
+describe('a deletion link after the owner restores the image', () => {
+  const listedLinks = async (token: string) =>
+    (await request(svc.app).get(`${API}?action=list&links=1`).set('X-API-Token', token)).body.data.list[0].links as Record<string, string>;
+
+  /** The answers of a link that cannot delete: the 404 page for GET and POST, and the image still stored in public/. */
+  async function expectDeadLink(link: string) {
+    for (const method of ['get', 'post'] as const) {
+      const res = await request(svc.app)[method](local(link));
+      expect({ method, status: res.status, gone: res.text.includes('这个删除链接无效') }).toEqual({ method, status: 404, gone: true });
+    }
+    expect((await imageRows(svc.db)).map((row) => row.status)).toEqual(['stored']);
+    expect(await storedKeys(svc, 'public')).toHaveLength(1);
+  }
+
+  test.each([
+    ['id', (id: number) => ({ id })],
+    ['ids (bulk)', (id: number) => ({ ids: [id] })],
+  ])('when a link binned the image and the owner restores it (by %s), then that link is dead for GET and POST, and the new link in list and upload answers works', async (_how, body) => {
+    const user = await createTestUser(svc.db);
+    const upload = () =>
+      request(svc.app).post(`${API}?action=upload`).set('X-API-Token', user.token).set('Idempotency-Key', 'restore-me').attach('file', fixture('tiny.png'), 'cat.png');
+    const image = (await upload()).body.data as { id: number; links: Record<string, string> };
+    const oldLink = image.links.delete!;
+    expect((await request(svc.app).post(local(oldLink))).text).toContain('图片已移入回收站');
+    expect((await imageRows(svc.db))[0]).toMatchObject({ status: 'binned' });
+
+    const restored = await request(svc.app).post(`${API}?action=restore`).set('X-API-Token', user.token).send(body(image.id));
+    expect(restored.body.code).toBe(0);
+    await expectDeadLink(oldLink);
+
+    const newLink = (await listedLinks(user.token)).delete!;
+    expect(newLink).not.toBe(oldLink);
+    // The upload answer, as a retry with the same Idempotency-Key gets it now, carries the new link too.
+    expect((await upload()).body.data.links.delete).toBe(newLink);
+    expect((await request(svc.app).get(local(newLink))).status).toBe(200);
+    expect((await request(svc.app).post(local(newLink))).text).toContain('图片已移入回收站');
+    expect((await imageRows(svc.db))[0]).toMatchObject({ status: 'binned' });
+    expect(await storedKeys(svc, 'public')).toEqual([]);
+  });
+
+  test('when a link is signed without the image\'s nonce (as links were before it existed), then it does not work for a new image', async () => {
+    const user = await createTestUser(svc.db);
+    const image = await uploadAs(user.token, 'cat.png');
+    const withoutNonce = `http://img.test/api/delete.php?id=${image.id}&sig=${createLinkSigner(svc.config.thumbSigningSecret).deletion.sign(image.id, null)}`;
+    await expectDeadLink(withoutNonce);
+  });
+
+  test('when an image is from before deletion nonces were kept, then its link (signed without one) works until the owner restores the image', async () => {
+    const user = await createTestUser(svc.db);
+    const image = await uploadAs(user.token, 'cat.png');
+    await svc.db('images').where({ id: image.id }).update({ deletion_nonce: null });
+    const oldLink = `http://img.test/api/delete.php?id=${image.id}&sig=${createLinkSigner(svc.config.thumbSigningSecret).deletion.sign(image.id, null)}`;
+    expect((await listedLinks(user.token)).delete).toBe(oldLink);
+    expect((await request(svc.app).get(local(oldLink))).status).toBe(200);
+    expect((await request(svc.app).post(local(oldLink))).text).toContain('图片已移入回收站');
+
+    expect((await request(svc.app).post(`${API}?action=restore`).set('X-API-Token', user.token).send({ id: image.id })).body.code).toBe(0);
+    expect((await imageRows(svc.db))[0]!.deletion_nonce).toEqual(expect.any(String));
+    await expectDeadLink(oldLink);
+    expect((await request(svc.app).post(local((await listedLinks(user.token)).delete!))).text).toContain('图片已移入回收站');
+  });
 });

@@ -3,6 +3,7 @@ import { migrationSource } from '../src/db/migration-source';
 import { databaseTarget } from '../src/db/database-target';
 import { migrateToLatest, openDb } from '../src/db/open-db';
 import { createCredentialsRepository } from '../src/auth/credentials-repository';
+import { createTestUser } from './support/harness';
 import { createTestDatabase } from './support/test-database';
 
 async function withFreshDatabase(work: (db: Awaited<ReturnType<typeof openDb>>) => Promise<void>): Promise<void> {
@@ -82,5 +83,24 @@ test('when users whose names differ only in case, spaces or Unicode form exist, 
     const found = await createCredentialsRepository(db).findLive(createHash('sha256').update('token-of-ALICE').digest('hex'), new Date());
     expect(found?.user).toMatchObject({ id: 2, name: 'ALICE-2-1' });
     await expect(db('users').insert({ name: 'Bob', name_key: 'bob', group_id: group.id })).rejects.toThrow(/users_name_key_unique/);
+  });
+});
+
+test('when a database from before deletion nonces is migrated, then its images keep none (their links are signed as before) and new images get a random one', async () => {
+  await withFreshDatabase(async (db) => {
+    await migrateToLatest(db);
+    await db.migrate.down({ migrationSource });
+    expect(await db.schema.hasColumn('images', 'deletion_nonce')).toBe(false);
+    const user = await createTestUser(db);
+    const category = await db('categories').where({ user_id: user.id, is_default: true }).first('id');
+    const image = (key: string) => ({ user_id: user.id, category_id: category.id, storage_key: key, format: 'png', original_name: `${key}.png`, file_size: 1, width: 1, height: 1 });
+    await db('images').insert(image('old'));
+
+    await migrateToLatest(db);
+    await db('images').insert([image('new1'), image('new2')]);
+
+    const nonces = await db('images').orderBy('id').pluck('deletion_nonce');
+    expect(nonces).toEqual([null, expect.stringMatching(/^[0-9a-f-]{36}$/), expect.stringMatching(/^[0-9a-f-]{36}$/)]);
+    expect(nonces[1]).not.toBe(nonces[2]);
   });
 });

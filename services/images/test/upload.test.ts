@@ -172,14 +172,82 @@ describe('token', () => {
     expect(await imageRows(svc.db, user.id)).toHaveLength(1);
   });
 
-  test.each(['before', 'after'])('when the token is a multipart field %s the file, then the upload is accepted', async (order) => {
+  test('when the token is a multipart field before the file, then the upload is accepted', async () => {
     const user = await createTestUser(svc.db);
-    const req = request(svc.app).post(UPLOAD);
-    const res = await (order === 'before'
-      ? req.field('token', user.token).attach('file', fixture('tiny.png'))
-      : req.attach('file', fixture('tiny.png')).field('token', user.token));
+    const res = await request(svc.app).post(UPLOAD).field('token', user.token).attach('file', fixture('tiny.png'));
     expect(res.body.code).toBe(0);
     expect(await imageRows(svc.db, user.id)).toHaveLength(1);
+  });
+
+  test('when the token is a multipart field after the file, then 请先登录: the file part came before any credential, and nothing is stored', async () => {
+    const user = await createTestUser(svc.db);
+    const res = await request(svc.app).post(UPLOAD).attach('file', fixture('tiny.png')).field('token', user.token);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ code: 1, msg: '请先登录' });
+    await expectNothingStored(user.id);
+  });
+
+  test.each([
+    ['no credential', ''],
+    ['a wrong body token before the file', 'token=wrong'],
+  ])('when an upload of MAX_UPLOAD_BYTES comes with %s, then 请先登录 arrives long before the body is sent, and nothing reaches tmp/', async (_name, field) => {
+    const user = await createTestUser(svc.db);
+    const { port } = svc.server.address() as net.AddressInfo;
+    const boundary = 'b0undary';
+    const fieldPart = field ? `--${boundary}\r\nContent-Disposition: form-data; name="${field.split('=')[0]}"\r\n\r\n${field.split('=')[1]}\r\n` : '';
+    const head = Buffer.from(`${fieldPart}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.png"\r\nContent-Type: image/png\r\n\r\n`);
+    const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+    const total = svc.config.maxUploadBytes;
+    const fileBytes = total - head.length - tail.length;
+
+    const socket = net.connect(port, '127.0.0.1');
+    let answer = '';
+    const answered = new Promise<void>((resolve) => socket.on('data', (chunk) => {
+      answer += chunk.toString('utf8');
+      if (answer.includes('}')) resolve();
+    }));
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    let over = false;
+    void Promise.race([answered, closed]).then(() => (over = true));
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(`POST ${UPLOAD} HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${total}\r\n\r\n`);
+    socket.write(head);
+    // The file goes out as fast as the service takes it, until it answers or closes the connection.
+    const chunk = Buffer.alloc(64 * 1024, 0x41);
+    let sent = 0;
+    while (!over && sent < fileBytes) {
+      const piece = chunk.subarray(0, Math.min(chunk.length, fileBytes - sent));
+      sent += piece.length;
+      if (!socket.write(piece)) await new Promise((resolve) => {
+        socket.once('drain', resolve);
+        void Promise.race([answered, closed]).then(resolve);
+      });
+    }
+    if (sent === fileBytes) socket.write(tail);
+    await answered;
+    // The client has its answer and gives up the upload (the service, reading no more of it, leaves that to the client).
+    socket.destroy();
+    await closed;
+
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ code: 1, msg: '请先登录' });
+    // What the client managed to send before the answer bounds what the service read: a small part of the body.
+    expect(sent).toBeLessThan(total / 4);
+    await expectNothingStored(user.id);
+  });
+
+  test('when the body token comes before the file, then the file is cut off at the group limit while streaming, as with a header token: a retry of a stored upload after the limit was lowered below its size gets 文件大小超出限制', async () => {
+    const user = await createTestUser(svc.db, 'carol', undefined, { password: 'password-123' });
+    // The first upload with another credential of the user, so the account token's principal is not recalled from memory.
+    const session = (await request(svc.app).post('/api/image.php?action=login').type('form').send({ username: 'carol', password: 'password-123' })).body.data.token;
+    const first = await request(svc.app).post(UPLOAD).set('X-API-Token', session).set('Idempotency-Key', 'k1').attach('file', fixture('photo.webp'));
+    expect(first.body.code).toBe(0);
+    await svc.db('groups').where({ name: 'default' }).update({ max_file_size: 1000 });
+
+    const retry = await request(svc.app).post(UPLOAD).set('Idempotency-Key', 'k1').field('token', user.token).attach('file', fixture('photo.webp'));
+    expect(retry.body).toEqual({ code: 1, msg: '文件大小超出限制' });
+    expect(await imageRows(svc.db, user.id)).toHaveLength(1);
+    expect(filesIn(svc.storageDir, 'tmp')).toEqual([]);
   });
 
   test.each([

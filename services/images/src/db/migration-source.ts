@@ -7,6 +7,7 @@ import * as imageCounts from '../../migrations/20261124200000_image_counts';
 import * as storageBackends from '../../migrations/20261125010000_storage_backends';
 import * as credentialLive from '../../migrations/20261126010000_credential_live';
 import * as userNameKey from '../../migrations/20261127010000_user_name_key';
+import * as deletionNonce from '../../migrations/20261127110000_deletion_nonce';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -23,6 +24,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['20261125010000_storage_backends', storageBackends],
   ['20261126010000_credential_live', credentialLive],
   ['20261127010000_user_name_key', userNameKey],
+  ['20261127110000_deletion_nonce', deletionNonce],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -113,7 +113,10 @@ export function createImageRoutes(deps: ImageRoutesDeps): express.Router {
 
   /**
    * Order of checks: header/query token, the body as it streams (shape, size cut-off at the group's
-   * limit), body token, Idempotency-Key, file, category_id; then the service's own.
+   * limit), body token, Idempotency-Key, file, category_id; then the service's own. Without a
+   * header/query token, the body token is checked as the file part starts, so it must come before
+   * the file: a file part with no credential yet is refused unread (请先登录), and one after a body
+   * token is held to that user's group limit, as with a header token.
    *
    * A token looked up in the last minute is recalled, not looked up again (auth.recall): the upload's
    * reserve statement confirms the credential and the group settings the upload used, in its own
@@ -132,10 +135,20 @@ export function createImageRoutes(deps: ImageRoutesDeps): express.Router {
       return (principal = await auth.authenticate(token));
     };
 
+    /** The body token, given before the file part: its principal, and the file's size limit. */
+    const bodyCredential = async (fields: Record<string, unknown>): Promise<number> => {
+      token = presentedToken(fields.token).token;
+      guess = auth.recall(token);
+      const found = guess ?? (await auth.authenticate(token));
+      principal = found;
+      return guess ? deps.maxUploadBytes : Math.min(found.user.maxFileSize, deps.maxUploadBytes);
+    };
+
     let request;
     try {
       const limit = guess ? deps.maxUploadBytes : Math.min(principal?.user.maxFileSize ?? deps.maxUploadBytes, deps.maxUploadBytes);
-      const body = await receipt.receive(req, res, limit);
+      const body = await receipt.receive(req, res, limit, principal ? undefined : bodyCredential);
+      // A body without a file part: its token is checked after the body, as before.
       if (!principal) {
         token = presentedToken(body.fields.token).token;
         guess = auth.recall(token);

@@ -18,8 +18,8 @@ export const FROM_BIN: Move = { from: 'binned', via: 'restoring', to: 'stored' }
 export function createBinService(deps: { images: ImagesRepository; files: ImageFiles; signer: LinkSigner; clock: () => Date; recycleRetentionDays: number }) {
   const { images, files } = deps;
 
-  async function move(userId: number, id: number, step: Move): Promise<void> {
-    const image = await images.startStep(id, step, { userId });
+  async function move(userId: number, id: number, step: Move, deletionNonce?: string | null): Promise<void> {
+    const image = await images.startStep(id, step, { userId, deletionNonce });
     if (!image) throw new AppError(Messages.imageNotFound, 200);
     try {
       await files.place(image, step.to === 'binned' ? 'bin' : 'public');
@@ -62,20 +62,23 @@ export function createBinService(deps: { images: ImagesRepository; files: ImageF
       return move(user.id, id, FROM_BIN);
     },
 
-    /** The stored image a signed deletion link names (for its confirmation page); null for a bad link or an image no longer stored. */
+    /**
+     * The stored image a signed deletion link names (for its confirmation page); null for a bad link,
+     * a link signed before the image was last restored, or an image no longer stored.
+     */
     async imageForDeletionLink(id: number, sig: string): Promise<{ originalName: string } | null> {
-      if (!deps.signer.deletion.verify(id, sig)) return null;
       const image = await images.findById(id);
-      return image && image.status === 'stored' ? { originalName: image.originalName } : null;
+      if (!image || image.status !== 'stored' || !deps.signer.deletion.verify(id, image.deletionNonce, sig)) return null;
+      return { originalName: image.originalName };
     },
 
     /** A confirmed deletion link: the image goes to its owner's bin (from where the owner can restore it). */
     async deleteByLink(id: number, sig: string): Promise<boolean> {
-      if (!deps.signer.deletion.verify(id, sig)) return false;
       const image = await images.findById(id);
-      if (!image || image.status !== 'stored') return false;
+      if (!image || image.status !== 'stored' || !deps.signer.deletion.verify(id, image.deletionNonce, sig)) return false;
       try {
-        await move(image.userId, id, TO_BIN);
+        // Only with the nonce just checked: a restore in between gave the image a new one, and this link is dead.
+        await move(image.userId, id, TO_BIN, image.deletionNonce);
         return true;
       } catch (error) {
         if (error instanceof AppError && error.message === Messages.imageNotFound) return false;

@@ -39,9 +39,13 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
 
-/** Markdown alt text: brackets escaped (names hold no backslash or line break: see cleanOriginalName). */
+/**
+ * Markdown alt text: HTML-escaped, since Markdown renderers pass inline HTML through (even inside an
+ * image's description) and decode character references back into the alt text; then brackets
+ * escaped (names hold no backslash or line break: see cleanOriginalName).
+ */
 function markdownAlt(text: string): string {
-  return text.replace(/[[\]]/g, (char) => `\\${char}`);
+  return escapeHtml(text).replace(/[[\]]/g, (char) => `\\${char}`);
 }
 
 /** Every zone offset is a multiple of 15 minutes and changes at a local hour or half hour: at a UTC quarter hour. */
@@ -91,7 +95,7 @@ export function createImageViews(options: { publicBaseUrl: string; timeZone: str
   const formatTime = createTimeFormatter(options.timeZone);
   const imageUrl = (storageKey: string) => `${options.publicBaseUrl}/i/${storageKey}`;
   const thumbUrl = (id: number) => `${options.publicBaseUrl}/api/thumb.php?id=${id}&sig=${options.signer.thumb.sign(id)}`;
-  const links = (image: Pick<ImageRow, 'id' | 'storageKey' | 'originalName'>): ImageLinks => {
+  const links = (image: Pick<ImageRow, 'id' | 'storageKey' | 'originalName' | 'deletionNonce'>): ImageLinks => {
     const url = imageUrl(image.storageKey);
     return {
       url,
@@ -99,7 +103,7 @@ export function createImageViews(options: { publicBaseUrl: string; timeZone: str
       markdown: `![${markdownAlt(image.originalName)}](${url})`,
       html: `<img src="${escapeHtml(url)}" alt="${escapeHtml(image.originalName)}">`,
       bbcode: `[img]${url}[/img]`,
-      delete: `${options.publicBaseUrl}/api/delete.php?id=${image.id}&sig=${options.signer.deletion.sign(image.id)}`,
+      delete: `${options.publicBaseUrl}/api/delete.php?id=${image.id}&sig=${options.signer.deletion.sign(image.id, image.deletionNonce)}`,
     };
   };
 
@@ -121,7 +125,7 @@ export function createImageViews(options: { publicBaseUrl: string; timeZone: str
     formatTime,
     links,
 
-    uploadResult(image: Pick<ImageRow, 'id' | 'storageKey' | 'originalName' | 'fileSize' | 'width' | 'height'>): UploadResult {
+    uploadResult(image: Pick<ImageRow, 'id' | 'storageKey' | 'originalName' | 'fileSize' | 'width' | 'height' | 'deletionNonce'>): UploadResult {
       return {
         id: image.id,
         url: imageUrl(image.storageKey),
