@@ -24,7 +24,7 @@ import { answerClientErrors, clientErrorAnswer as toolsClientErrorAnswer } from 
 import { openToolsService } from '../services/tools/src/open-service';
 import { printCurlExamples } from './lib/curl-examples';
 import { embeddedEnvironment, type EmbeddedEnvironment } from './lib/embedded-env';
-import { ensureInstallSecrets, SECRETS_FILE } from './lib/install-secrets';
+import { ensureInstallSecrets, SECRETS_FILE, standInSecrets } from './lib/install-secrets';
 import { createFrontDoor, isImagesPath, refusedRequestPath, startingAnswer } from './lib/front-door';
 import { loadV1Rewrites } from './lib/v1-rewrites';
 import { ensureWebAppBuilt, WEB_APP_BUILD_DIR } from './lib/web-app';
@@ -45,7 +45,7 @@ function fail(line: string): never {
 function loadConfigs(): { platform: EmbeddedEnvironment; images: ImagesConfig; tools: ToolsConfig } {
   try {
     const platform = embeddedEnvironment(process.env);
-    return { platform, images: loadImagesConfig(platform.images), tools: loadToolsConfig(platform.tools) };
+    return { platform, images: loadImagesConfig({ ...platform.images, ...standInSecrets(platform.images) }), tools: loadToolsConfig(platform.tools) };
   } catch (error) {
     return fail(`config error: ${(error as Error).message}`);
   }

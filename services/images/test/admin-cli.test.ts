@@ -29,6 +29,15 @@ describe('admin CLI process', () => {
     expect(await runCli(['list-users'], { PORT: 'abc' })).toEqual({ code: 1, stdout: '', stderr: 'config error: PORT must be a non-negative integer\n' });
   });
 
+  test('when DATABASE_URL is a Postgres server and the keys are not set, then it refuses with one config error line, so that it never seals a token with the public development key', async () => {
+    const env = { NODE_ENV: '', THUMB_SIGNING_SECRET: '', TOKEN_ENCRYPTION_KEY: '', DATABASE_URL: 'postgres://images@127.0.0.1:1/images' };
+    expect(await runCli(['create-user', 'alice'], env)).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'config error: THUMB_SIGNING_SECRET is required unless DATABASE_URL is pglite and NODE_ENV is unset, development or test: set a random value made by openssl rand -hex 32\n',
+    });
+  });
+
   test('when the embedded database does not exist, then it says so, creates nothing and exits 1', async () => {
     const result = await runCli(['list-users'], { DATABASE_URL: `pglite:${dir}/db`, STORAGE_DIR: `${dir}/files` });
     expect(result).toEqual({
