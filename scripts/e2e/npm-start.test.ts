@@ -3,12 +3,15 @@
  * fresh data folder; then a restart on the same folder.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client } from 'pg';
 import { loadConfig as loadImagesConfig } from '../../services/images/src/config';
 import { createLinkSigner } from '../../services/images/src/images/link-signer';
+import { describeWithRealServer } from '../../services/images/test/support/real-services';
 import { freePort, rawRequest, stopProcess } from './platform';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -314,5 +317,42 @@ describe('npm start (embedded mode as a real process)', () => {
     expect(readdirSync(elsewhere)).toEqual([]);
     rmSync(elsewhere, { recursive: true, force: true });
     rmSync(ownDir, { recursive: true, force: true });
+  }, 150000);
+});
+
+describeWithRealServer('TEST_DATABASE_URL', 'npm start on a Postgres server (real Postgres)', () => {
+  const children: ChildProcess[] = [];
+  afterAll(async () => {
+    await Promise.all(children.map((child) => stopProcess(child, 'SIGKILL')));
+  });
+
+  test('when IMAGES_DATABASE_URL names a Postgres server and no keys are set, then npm start runs the images service there on the install\'s own keys, which npm run admin uses too', async () => {
+    const name = `npm_start_${randomBytes(4).toString('hex')}`;
+    const server = new Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await server.connect();
+    await server.query(`CREATE DATABASE ${name}`);
+    const url = new URL(process.env.TEST_DATABASE_URL!);
+    url.pathname = `/${name}`;
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'npm-start-pg-'));
+    const env = { DATA_DIR: dataDir, PORT: String(await freePort()), IMAGES_DATABASE_URL: url.toString(), THUMB_SIGNING_SECRET: '', TOKEN_ENCRYPTION_KEY: '' };
+    try {
+      const started = spawnStart(env, children);
+      await new Promise<void>((resolve, reject) => {
+        started.child.stdout!.on('data', () => started.output().includes('Platform ready') && resolve());
+        void started.exited.then((code) => reject(new Error(`npm start exited ${code}:\n${started.output()}`)));
+      });
+      const secrets = JSON.parse(readFileSync(path.join(dataDir, 'secrets.json'), 'utf8')) as Record<string, string>;
+      expect(Object.keys(secrets).sort()).toEqual(['THUMB_SIGNING_SECRET', 'TOKEN_ENCRYPTION_KEY']);
+      const created = await admin(['images', 'create-user', 'pg-alice'], env);
+      expect(created).toMatchObject({ code: 0, stderr: expect.stringContaining('database: Postgres at ') });
+      const token = /: ([\w-]{43})$/m.exec(created.stdout)![1]!;
+      const profile = await fetch(`http://127.0.0.1:${env.PORT}/api/image.php?action=profile`, { headers: { 'X-API-Token': token } });
+      expect(await profile.json()).toMatchObject({ code: 0, data: { username: 'pg-alice' } });
+      expect(await stopProcess(started.child, 'SIGTERM')).toBe(0);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+      await server.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await server.end();
+    }
   }, 150000);
 });
