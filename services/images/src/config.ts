@@ -25,7 +25,7 @@ const GENERATE = 'openssl rand -hex 32';
  * between neighbouring characters repeat, nine in ten of them at some period (aaaa…, passwordpassword…,
  * 0123…0123…, abcd…). Random values of the lengths asked for practically never do either.
  */
-export function isGuessableSecret(value: string): boolean {
+function isGuessableSecret(value: string): boolean {
   const chars = [...value];
   if (new Set(chars).size < 8) return true;
   const steps = chars.slice(1).map((char, i) => char.codePointAt(0)! - chars[i]!.codePointAt(0)!);
