@@ -27,6 +27,9 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`config error: ${(error as Error).message}\n`);
     return 1;
   }
+  // What the command writes in the data folder (images moved back from a bucket, the database's files) is
+  // its user's alone, as under npm start.
+  process.umask(0o077);
   // The platform's own keys (npm start made them), so that a token the CLI seals can be shown in the account area.
   return service === 'images' ? runImagesCli(rest, { ...env.images, ...readInstallSecrets(env.dataDir, env.images) }) : runToolsCli(rest, env.tools);
 }

@@ -7,7 +7,7 @@
  * lib/front-door.ts, which applies proxy/v1-rewrites.conf.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -24,8 +24,9 @@ import { answerClientErrors, clientErrorAnswer as toolsClientErrorAnswer } from 
 import { openToolsService } from '../services/tools/src/open-service';
 import { printCurlExamples } from './lib/curl-examples';
 import { embeddedEnvironment, type EmbeddedEnvironment } from './lib/embedded-env';
-import { ensureInstallSecrets, SECRETS_FILE } from './lib/install-secrets';
+import { ensureInstallSecrets, SECRETS_FILE, standInSecrets } from './lib/install-secrets';
 import { createFrontDoor, isImagesPath, refusedRequestPath, startingAnswer } from './lib/front-door';
+import { keepOwnerOnly } from './lib/owner-only';
 import { loadV1Rewrites } from './lib/v1-rewrites';
 import { ensureWebAppBuilt, WEB_APP_BUILD_DIR } from './lib/web-app';
 
@@ -45,7 +46,7 @@ function fail(line: string): never {
 function loadConfigs(): { platform: EmbeddedEnvironment; images: ImagesConfig; tools: ToolsConfig } {
   try {
     const platform = embeddedEnvironment(process.env);
-    return { platform, images: loadImagesConfig(platform.images), tools: loadToolsConfig(platform.tools) };
+    return { platform, images: loadImagesConfig({ ...platform.images, ...standInSecrets(platform.images) }), tools: loadToolsConfig(platform.tools) };
   } catch (error) {
     return fail(`config error: ${(error as Error).message}`);
   }
@@ -109,13 +110,21 @@ async function main(): Promise<void> {
   const webApp = ensureWebAppBuilt({ onBuild: () => process.stdout.write('[start] building the web app (vite)…\n') });
   webApp.catch(() => undefined);
 
+  // The data folder holds password hashes, sealed tokens and the install's keys: from here on everything
+  // this process makes (files, folders, the database's WAL, stored images, the admin sockets) is its
+  // user's alone. The web app's build, started above, keeps the umask it was given (it is public).
+  process.umask(0o077);
   mkdirSync(platform.dataDir, { recursive: true });
+  // A data folder from an install before this kept what its umask gave (0755 folders, 0644 files).
+  if (statSync(platform.dataDir).mode & 0o077) keepOwnerOnly(platform.dataDir);
   const imagesConfig = withInstallSecrets(platform, configs.images, logger);
   const images = await openImagesService(imagesConfig, { logger: logger.child({ service: 'images' }) }).catch((error: Error) => fail(`start failed: ${error.message}`));
   const tools = await openToolsService(configs.tools, { logger: logger.child({ service: 'tools' }) }).catch(async (error: Error) => {
     await images.close();
     return fail(`start failed: ${error.message}`);
   });
+  // PGlite sets its files' modes itself, past the umask (0666 for a new database's).
+  for (const database of [imagesConfig.database, configs.tools.database]) if (database.kind === 'pglite-dir') keepOwnerOnly(database.dir);
 
   const credentialsFile = path.join(platform.dataDir, 'demo-credentials.json');
   const credentials: DemoCredentials = existsSync(credentialsFile) ? (JSON.parse(readFileSync(credentialsFile, 'utf8')) as DemoCredentials) : {};
@@ -159,7 +168,15 @@ async function main(): Promise<void> {
   });
   const actualPort = (server.address() as AddressInfo).port;
   logger.info({ port: actualPort, dataDir: platform.dataDir }, 'platform listening');
-  printCurlExamples({ baseUrl: platform.baseUrl, token: credentials.token, apiKey: credentials.apiKey, demoImage, demoPassword: credentials.password });
+  // The password is printed when it is made; later starts say where it is kept instead of printing it again.
+  printCurlExamples({
+    baseUrl: platform.baseUrl,
+    token: credentials.token,
+    apiKey: credentials.apiKey,
+    demoImage,
+    demoPassword: newPassword ?? undefined,
+    demoPasswordFile: newPassword === null && credentials.password !== undefined ? credentialsFile : undefined,
+  });
 
   let stopping = false;
   const stop = (signal: string): void => {

@@ -3,12 +3,15 @@
  * fresh data folder; then a restart on the same folder.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import net from 'node:net';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client } from 'pg';
 import { loadConfig as loadImagesConfig } from '../../services/images/src/config';
 import { createLinkSigner } from '../../services/images/src/images/link-signer';
+import { describeWithRealServer } from '../../services/images/test/support/real-services';
 import { freePort, rawRequest, stopProcess } from './platform';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -54,6 +57,27 @@ function admin(args: string[], env: Record<string, string>): Promise<{ code: num
       resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
+}
+
+/** Everything under `dir` (and `dir` itself) that group or others may read, write or enter, with its mode. */
+function openToOthers(dir: string): string[] {
+  const entries = [dir, ...(readdirSync(dir, { recursive: true }) as string[]).map((entry) => path.join(dir, entry))];
+  return entries.flatMap((entry) => {
+    try {
+      const stat = lstatSync(entry);
+      return !stat.isSymbolicLink() && stat.mode & 0o077 ? [`${(stat.mode & 0o777).toString(8)} ${path.relative(dir, entry) || '.'}`] : [];
+    } catch {
+      return []; // a database's temporary file, gone meanwhile
+    }
+  });
+}
+
+/** Every file and folder under `dir` opened to everyone, as a data folder made with a 000 umask (or PGlite's own modes) was. */
+function openToEveryone(dir: string): void {
+  for (const entry of [dir, ...(readdirSync(dir, { recursive: true }) as string[]).map((name) => path.join(dir, name))]) {
+    const stat = lstatSync(entry);
+    if (!stat.isSymbolicLink()) chmodSync(entry, stat.isDirectory() ? 0o777 : 0o666);
+  }
 }
 
 function curlLines(output: string): string[] {
@@ -133,7 +157,10 @@ describe('npm start (embedded mode as a real process)', () => {
     const second = await startEmbedded(dataDir, port, children);
     try {
       expect(curlLines(second.output())).toEqual(lines);
-      expect(second.output()).toContain(webAppLine![0]);
+      // The password was printed once, when it was made; a restart says where it is kept.
+      expect(second.output()).toContain(`Image web app: ${base}/app/  (sign in as demo, with the password in ${path.join(dataDir, 'demo-credentials.json')})\n`);
+      expect(second.output()).not.toContain(webAppLine![2]);
+      expect(JSON.parse(readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8'))).toMatchObject({ password: webAppLine![2] });
       const list = (await (await fetch(`${base}/api/image.php?action=list`, { headers: { 'X-API-Token': token } })).json()) as {
         data: { total: number };
       };
@@ -157,6 +184,43 @@ describe('npm start (embedded mode as a real process)', () => {
     } finally {
       expect(await stopProcess(second.child, 'SIGTERM')).toBe(0);
     }
+  }, 150000);
+
+  test('when npm start runs, then nothing under the data folder is open to other users (databases and their WAL, also what PGlite writes later, stored images, keys, sockets), and a data folder left open by an install before is closed on its next start', async () => {
+    const ownDir = mkdtempSync(path.join(os.tmpdir(), 'npm-start-modes-'));
+    chmodSync(ownDir, 0o755);
+    const port = await freePort();
+    const upload = async (token: string) => {
+      const form = new FormData();
+      form.append('file', new Blob([readFileSync(path.join(ownDir, 'demo.jpg'))], { type: 'image/jpeg' }), 'demo.jpg');
+      const answer = (await (await fetch(`http://127.0.0.1:${port}/api/image.php?action=upload`, { method: 'POST', body: form, headers: { 'X-API-Token': token } })).json()) as { code: number };
+      expect(answer.code).toBe(0);
+    };
+    const first = await startEmbedded(ownDir, port, children);
+    const token = /X-API-Token: ([^']+)'/.exec(curlLines(first.output()).join('\n'))![1]!;
+    try {
+      // An upload writes to the WAL, the stored image and its thumbnail after the start.
+      await upload(token);
+      expect(readdirSync(path.join(ownDir, 'images-db', 'pg_wal')).length).toBeGreaterThan(0);
+      expect(readdirSync(path.join(ownDir, 'images', 'public'), { recursive: true }).length).toBeGreaterThan(0);
+      expect(readdirSync(ownDir).filter((name) => name.endsWith('.admin.sock')).sort()).toEqual(['images-db.admin.sock', 'tools-db.admin.sock']);
+      expect(openToOthers(ownDir)).toEqual([]);
+    } finally {
+      expect(await stopProcess(first.child, 'SIGTERM')).toBe(0);
+    }
+    expect(openToOthers(ownDir)).toEqual([]);
+
+    openToEveryone(ownDir);
+    expect(openToOthers(ownDir).length).toBeGreaterThan(1000);
+    const second = await startEmbedded(ownDir, port, children);
+    try {
+      await upload(token);
+      expect(openToOthers(ownDir)).toEqual([]);
+    } finally {
+      expect(await stopProcess(second.child, 'SIGTERM')).toBe(0);
+    }
+    expect(openToOthers(ownDir)).toEqual([]);
+    rmSync(ownDir, { recursive: true, force: true });
   }, 150000);
 
   test('when a variable is bad, then npm start prints one config error line naming it and exits 1', async () => {
@@ -253,5 +317,42 @@ describe('npm start (embedded mode as a real process)', () => {
     expect(readdirSync(elsewhere)).toEqual([]);
     rmSync(elsewhere, { recursive: true, force: true });
     rmSync(ownDir, { recursive: true, force: true });
+  }, 150000);
+});
+
+describeWithRealServer('TEST_DATABASE_URL', 'npm start on a Postgres server (real Postgres)', () => {
+  const children: ChildProcess[] = [];
+  afterAll(async () => {
+    await Promise.all(children.map((child) => stopProcess(child, 'SIGKILL')));
+  });
+
+  test('when IMAGES_DATABASE_URL names a Postgres server and no keys are set, then npm start runs the images service there on the install\'s own keys, which npm run admin uses too', async () => {
+    const name = `npm_start_${randomBytes(4).toString('hex')}`;
+    const server = new Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await server.connect();
+    await server.query(`CREATE DATABASE ${name}`);
+    const url = new URL(process.env.TEST_DATABASE_URL!);
+    url.pathname = `/${name}`;
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'npm-start-pg-'));
+    const env = { DATA_DIR: dataDir, PORT: String(await freePort()), IMAGES_DATABASE_URL: url.toString(), THUMB_SIGNING_SECRET: '', TOKEN_ENCRYPTION_KEY: '' };
+    try {
+      const started = spawnStart(env, children);
+      await new Promise<void>((resolve, reject) => {
+        started.child.stdout!.on('data', () => started.output().includes('Platform ready') && resolve());
+        void started.exited.then((code) => reject(new Error(`npm start exited ${code}:\n${started.output()}`)));
+      });
+      const secrets = JSON.parse(readFileSync(path.join(dataDir, 'secrets.json'), 'utf8')) as Record<string, string>;
+      expect(Object.keys(secrets).sort()).toEqual(['THUMB_SIGNING_SECRET', 'TOKEN_ENCRYPTION_KEY']);
+      const created = await admin(['images', 'create-user', 'pg-alice'], env);
+      expect(created).toMatchObject({ code: 0, stderr: expect.stringContaining('database: Postgres at ') });
+      const token = /: ([\w-]{43})$/m.exec(created.stdout)![1]!;
+      const profile = await fetch(`http://127.0.0.1:${env.PORT}/api/image.php?action=profile`, { headers: { 'X-API-Token': token } });
+      expect(await profile.json()).toMatchObject({ code: 0, data: { username: 'pg-alice' } });
+      expect(await stopProcess(started.child, 'SIGTERM')).toBe(0);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+      await server.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await server.end();
+    }
   }, 150000);
 });

@@ -4,8 +4,10 @@ export interface CurlExampleInput {
   token: string | undefined;
   apiKey: string | undefined;
   demoImage: string;
-  /** The demo user's password for the web app (undefined when an earlier start did not keep one). */
+  /** The demo user's password for the web app, when this start made it. */
   demoPassword?: string;
+  /** Where an earlier start kept the demo user's password (it is printed only when made). */
+  demoPasswordFile?: string;
 }
 
 export function curlExamples({ baseUrl, token, apiKey, demoImage }: CurlExampleInput): string[] {
@@ -56,8 +58,13 @@ export function curlExamples({ baseUrl, token, apiKey, demoImage }: CurlExampleI
 }
 
 /** Where the image web app is, and who can sign in to it. */
-export function webAppLine({ baseUrl, demoPassword }: Pick<CurlExampleInput, 'baseUrl' | 'demoPassword'>): string {
-  const signIn = demoPassword === undefined ? 'sign in with a user made by: npm run admin -- images create-user <name> --password-stdin' : `sign in as demo, password ${demoPassword}`;
+export function webAppLine({ baseUrl, demoPassword, demoPasswordFile }: Pick<CurlExampleInput, 'baseUrl' | 'demoPassword' | 'demoPasswordFile'>): string {
+  const signIn =
+    demoPassword !== undefined
+      ? `sign in as demo, password ${demoPassword}`
+      : demoPasswordFile !== undefined
+        ? `sign in as demo, with the password in ${demoPasswordFile}`
+        : 'sign in with a user made by: npm run admin -- images create-user <name> --password-stdin';
   return `Image web app: ${baseUrl}/app/  (${signIn})`;
 }
 

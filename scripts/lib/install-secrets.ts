@@ -5,9 +5,9 @@ import path from 'node:path';
 /**
  * The image service's two keys for an embedded install (`npm start`): the one that signs thumbnail and
  * deletion links (THUMB_SIGNING_SECRET) and the one that seals the account tokens the account area
- * shows (TOKEN_ENCRYPTION_KEY). Outside production the service falls back to built-in development
- * values, which are public (they are in its source): with them, anyone who reaches the platform could
- * sign a deletion link for any image. So each install makes its own on its first start, random, and
+ * shows (TOKEN_ENCRYPTION_KEY). On PGlite under development the service falls back to built-in
+ * development values, which are public (they are in its source): with them, anyone who reaches the
+ * platform could sign a deletion link for any image. So each install makes its own on its first start, random, and
  * keeps them in DATA_DIR/secrets.json (readable by its owner only). A variable set in the environment
  * wins over the file.
  */
@@ -59,6 +59,19 @@ function notSetIn(env: NodeJS.ProcessEnv, secrets: InstallSecrets): Partial<Inst
   return missing;
 }
 
+function makeSecrets(): InstallSecrets {
+  return { THUMB_SIGNING_SECRET: randomBytes(32).toString('base64url'), TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('hex') };
+}
+
+/**
+ * For checking the environment before DATA_DIR is touched: the keys the install will supply where the
+ * environment sets none, as random values of the same form (the service refuses to run on a Postgres
+ * server without keys, and `npm start` always gives it the install's).
+ */
+export function standInSecrets(env: NodeJS.ProcessEnv): Partial<InstallSecrets> {
+  return notSetIn(env, makeSecrets());
+}
+
 /**
  * For `npm start`, on an existing DATA_DIR: the install's keys, made and written on its first start
  * (`created`). Another process that made them first wins; its keys are read.
@@ -67,7 +80,7 @@ export function ensureInstallSecrets(dataDir: string, env: NodeJS.ProcessEnv): {
   const file = path.join(dataDir, SECRETS_FILE);
   const existing = read(file);
   if (existing) return { env: notSetIn(env, existing), created: false };
-  const made: InstallSecrets = { THUMB_SIGNING_SECRET: randomBytes(32).toString('base64url'), TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('hex') };
+  const made = makeSecrets();
   try {
     writeFileSync(file, `${JSON.stringify(made, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
   } catch (error) {

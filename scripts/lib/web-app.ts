@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import express from 'express';
 
@@ -86,6 +86,8 @@ export function webAppIsCurrent(buildDir = WEB_APP_BUILD_DIR): boolean {
 function publishBuild(stagingDir: string, hash: string): void {
   const assets = path.join(WEB_APP_BUILD_DIR, 'assets');
   mkdirSync(assets, { recursive: true });
+  // Public files, which nginx serves as another user, whatever the umask of the process publishing them (npm start's is owner-only).
+  chmodSync(assets, 0o755);
   for (const file of readdirSync(path.join(stagingDir, 'assets'))) renameSync(path.join(stagingDir, 'assets', file), path.join(assets, file));
   renameSync(path.join(stagingDir, 'index.html'), path.join(WEB_APP_BUILD_DIR, 'index.html'));
   writeFileSync(path.join(WEB_APP_BUILD_DIR, STAMP_FILE), hash);

@@ -13,12 +13,41 @@ const DEV_TOKEN_ENCRYPTION_KEY = 'de7e10917d5c0b1ee1e55ea5e000000000000000000000
 /** Values that ship in .env.example and the docs: whoever copied one has not set a secret. */
 const PLACEHOLDER = /change[-_ ]?me|placeholder|example|dev-only/i;
 
-function placeholderPassword(databaseUrl: string): boolean {
-  if (!/^postgres(ql)?:\/\//.test(databaseUrl)) return false;
+/**
+ * The NODE_ENV values under which an embedded (PGlite) database may run on the development keys,
+ * which are public: anywhere else they would let anyone sign a deletion link.
+ */
+const DEVELOPMENT_NODE_ENVS = new Set(['development', 'test']);
+
+const GENERATE = 'openssl rand -hex 32';
+
+/**
+ * A secret a person made up rather than generated: fewer than 8 different characters, or the steps
+ * between neighbouring characters repeat, nine in ten of them at some period (aaaa…, passwordpassword…,
+ * 0123…0123…, abcd…). Random values of the lengths asked for practically never do either.
+ */
+function isGuessableSecret(value: string): boolean {
+  const chars = [...value];
+  if (new Set(chars).size < 8) return true;
+  const steps = chars.slice(1).map((char, i) => char.codePointAt(0)! - chars[i]!.codePointAt(0)!);
+  for (let period = 1; period * 2 <= steps.length; period += 1) {
+    let differing = 0;
+    for (let i = period; i < steps.length; i += 1) if (steps[i] !== steps[i - period]) differing += 1;
+    // Nine in ten: a run or a repetition with a break or a tail (abc…xyz0123, Secret1!Secret1!…!) counts too.
+    if (differing * 10 <= steps.length - period) return true;
+  }
+  return false;
+}
+
+const GUESSABLE = `is too easy to guess (a repeating pattern or fewer than 8 different characters): set a random value made by ${GENERATE}`;
+
+/** The password of a postgres:// URL, when it has one. */
+function databasePassword(databaseUrl: string): string | null {
+  if (!/^postgres(ql)?:\/\//.test(databaseUrl)) return null;
   try {
-    return PLACEHOLDER.test(decodeURIComponent(new URL(databaseUrl).password));
+    return decodeURIComponent(new URL(databaseUrl).password) || null;
   } catch {
-    return false;
+    return null;
   }
 }
 
@@ -118,23 +147,35 @@ const schema = z
     if ((env.S3_ACCESS_KEY_ID === undefined) !== (env.S3_SECRET_ACCESS_KEY === undefined)) {
       ctx.addIssue({ code: 'custom', path: [env.S3_ACCESS_KEY_ID === undefined ? 'S3_ACCESS_KEY_ID' : 'S3_SECRET_ACCESS_KEY'], message: 'must be set together with the other S3 key variable (or neither, for the SDK default credentials)' });
     }
-    if (env.NODE_ENV !== 'production') return;
-    const secret = env.THUMB_SIGNING_SECRET ?? '';
-    if (secret.length < 32) {
-      ctx.addIssue({ code: 'custom', path: ['THUMB_SIGNING_SECRET'], message: 'is required and must be at least 32 characters when NODE_ENV=production' });
+    const developmentKeys = env.DATABASE_URL.startsWith('pglite:') && DEVELOPMENT_NODE_ENVS.has(env.NODE_ENV);
+    const required = `is required unless DATABASE_URL is pglite and NODE_ENV is unset, development or test: set a random value made by ${GENERATE}`;
+    const secret = env.THUMB_SIGNING_SECRET;
+    if (secret === undefined) {
+      if (!developmentKeys) ctx.addIssue({ code: 'custom', path: ['THUMB_SIGNING_SECRET'], message: required });
     } else if (PLACEHOLDER.test(secret)) {
-      ctx.addIssue({ code: 'custom', path: ['THUMB_SIGNING_SECRET'], message: 'is the placeholder from .env.example: set a random value (e.g. openssl rand -hex 32)' });
+      ctx.addIssue({ code: 'custom', path: ['THUMB_SIGNING_SECRET'], message: `is the placeholder from .env.example: set a random value (e.g. ${GENERATE})` });
+    } else if (secret.length < 32) {
+      ctx.addIssue({ code: 'custom', path: ['THUMB_SIGNING_SECRET'], message: `must be at least 32 characters: set a random value made by ${GENERATE}` });
+    } else if (isGuessableSecret(secret)) {
+      ctx.addIssue({ code: 'custom', path: ['THUMB_SIGNING_SECRET'], message: GUESSABLE });
     }
-    if (env.TOKEN_ENCRYPTION_KEY === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['TOKEN_ENCRYPTION_KEY'], message: 'is required when NODE_ENV=production (e.g. openssl rand -hex 32)' });
-    } else if (env.TOKEN_ENCRYPTION_KEY.toLowerCase() === DEV_TOKEN_ENCRYPTION_KEY || /^(.)\1+$/.test(env.TOKEN_ENCRYPTION_KEY)) {
-      ctx.addIssue({ code: 'custom', path: ['TOKEN_ENCRYPTION_KEY'], message: 'is a placeholder: set a random value (e.g. openssl rand -hex 32)' });
+    const key = env.TOKEN_ENCRYPTION_KEY;
+    if (key === undefined) {
+      if (!developmentKeys) ctx.addIssue({ code: 'custom', path: ['TOKEN_ENCRYPTION_KEY'], message: required });
+    } else if (key.toLowerCase() === DEV_TOKEN_ENCRYPTION_KEY || /^(.)\1+$/.test(key)) {
+      ctx.addIssue({ code: 'custom', path: ['TOKEN_ENCRYPTION_KEY'], message: `is a placeholder: set a random value (e.g. ${GENERATE})` });
+    } else if (isGuessableSecret(key.toLowerCase())) {
+      ctx.addIssue({ code: 'custom', path: ['TOKEN_ENCRYPTION_KEY'], message: GUESSABLE });
     }
+    if (env.NODE_ENV !== 'production') return;
     if (env.S3_SECRET_ACCESS_KEY !== undefined && PLACEHOLDER.test(env.S3_SECRET_ACCESS_KEY)) {
       ctx.addIssue({ code: 'custom', path: ['S3_SECRET_ACCESS_KEY'], message: 'is a placeholder: set the store\'s real secret key' });
     }
-    if (placeholderPassword(env.DATABASE_URL)) {
+    const password = databasePassword(env.DATABASE_URL);
+    if (password !== null && PLACEHOLDER.test(password)) {
       ctx.addIssue({ code: 'custom', path: ['DATABASE_URL'], message: 'has the placeholder password from .env.example: set POSTGRES_PASSWORD to a real one' });
+    } else if (password !== null && isGuessableSecret(password)) {
+      ctx.addIssue({ code: 'custom', path: ['DATABASE_URL'], message: `has a password that is too easy to guess (a repeating pattern or fewer than 8 different characters): set POSTGRES_PASSWORD to a random value made by ${GENERATE}` });
     }
   });
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,6 +28,15 @@ describe('admin CLI process', () => {
 
   test('when the environment is bad, then it prints one config error line and exits 1', async () => {
     expect(await runCli(['list-users'], { PORT: 'abc' })).toEqual({ code: 1, stdout: '', stderr: 'config error: PORT must be a non-negative integer\n' });
+  });
+
+  test('when DATABASE_URL is a Postgres server and the keys are not set, then it refuses with one config error line, so that it never seals a token with the public development key', async () => {
+    const env = { NODE_ENV: '', THUMB_SIGNING_SECRET: '', TOKEN_ENCRYPTION_KEY: '', DATABASE_URL: 'postgres://images@127.0.0.1:1/images' };
+    expect(await runCli(['create-user', 'alice'], env)).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'config error: THUMB_SIGNING_SECRET is required unless DATABASE_URL is pglite and NODE_ENV is unset, development or test: set a random value made by openssl rand -hex 32\n',
+    });
   });
 
   test('when the embedded database does not exist, then it says so, creates nothing and exits 1', async () => {
@@ -84,5 +94,49 @@ describe('admin CLI process', () => {
     } finally {
       await stopMain(first);
     }
+  }, 60_000);
+
+  test('when another local user has taken the fixed socket name in the temp folder, then the service still starts, answers the CLI on a socket in the data folder only its user may use, and the lock file names it', async () => {
+    const env = { DATABASE_URL: `pglite:${dir}/db`, STORAGE_DIR: `${dir}/files`, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' };
+    // What anyone on the machine could make before the service starts: the name the socket had, derived from the data folder.
+    const squatted = path.join(os.tmpdir(), `pglite-admin-${createHash('sha256').update(`${dir}/db`).digest('hex').slice(0, 16)}.sock`);
+    fs.mkdirSync(squatted);
+    const main = startMain(env);
+    try {
+      await main.port;
+      const owner = JSON.parse(fs.readFileSync(`${dir}/db.lock`, 'utf8')) as { pid: number; adminSocket: string };
+      expect(owner).toEqual({ pid: main.child.pid, adminSocket: `${dir}/db.admin.sock` });
+      const socket = fs.statSync(owner.adminSocket);
+      expect({ socket: socket.isSocket(), mode: (socket.mode & 0o777).toString(8) }).toEqual({ socket: true, mode: '600' });
+      const listed = await runCli(['list-users'], env);
+      expect(listed).toMatchObject({ code: 0, stderr: `database: embedded PGlite at ${dir}/db, through the running process ${main.child.pid}\n` });
+    } finally {
+      await stopMain(main);
+      fs.rmSync(squatted, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  test('when the data folder\'s path is too long for a socket beside it, then the socket is in a new owner-only folder of its own, the CLI reaches it, and a stop removes the folder', async () => {
+    const longDir = path.join(dir, 'a-data-folder-with-a-long-name-'.repeat(3), 'db');
+    expect(Buffer.byteLength(`${longDir}.admin.sock`)).toBeGreaterThan(107);
+    fs.mkdirSync(path.dirname(longDir));
+    const env = { DATABASE_URL: `pglite:${longDir}`, STORAGE_DIR: `${dir}/files`, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' };
+    const main = startMain(env);
+    let socketFolder = '';
+    try {
+      await main.port;
+      const owner = JSON.parse(fs.readFileSync(`${longDir}.lock`, 'utf8')) as { pid: number; adminSocket: string };
+      socketFolder = path.dirname(owner.adminSocket);
+      expect(path.dirname(socketFolder)).toBe(os.tmpdir());
+      expect(path.basename(socketFolder)).toMatch(/^pglite-admin-\w{6}$/);
+      expect((fs.statSync(socketFolder).mode & 0o777).toString(8)).toBe('700');
+      const created = await runCli(['create-user', 'carol'], env);
+      expect(created).toMatchObject({ code: 0, stderr: `database: embedded PGlite at ${longDir}, through the running process ${main.child.pid}\n` });
+    } finally {
+      main.child.kill('SIGTERM');
+      expect((await main.exit).code).toBe(0);
+    }
+    expect(fs.existsSync(socketFolder)).toBe(false);
+    expect(fs.existsSync(`${longDir}.lock`)).toBe(false);
   }, 60_000);
 });

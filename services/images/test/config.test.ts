@@ -1,5 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { loadConfig } from '../src/config';
+
+/** Keys as an operator makes them (openssl rand -hex 32). */
+const randomKey = () => randomBytes(32).toString('hex');
+const THUMB = randomKey();
+const TOKEN_KEY = randomKey();
 
 describe('loadConfig', () => {
   test('when the environment is empty, then the documented defaults apply and the result is frozen', () => {
@@ -32,8 +38,8 @@ describe('loadConfig', () => {
       PUBLIC_BASE_URL: 'https://img.example.com/',
       STORAGE_DIR: '/srv/images',
       NODE_ENV: 'production',
-      THUMB_SIGNING_SECRET: 's'.repeat(32),
-      TOKEN_ENCRYPTION_KEY: 'a1b2'.repeat(16),
+      THUMB_SIGNING_SECRET: THUMB,
+      TOKEN_ENCRYPTION_KEY: TOKEN_KEY,
       RECYCLE_RETENTION_DAYS: '7',
       LOG_LEVEL: 'silent',
     });
@@ -44,7 +50,7 @@ describe('loadConfig', () => {
       storageDir: '/srv/images',
       recycleRetentionDays: 7,
     });
-    expect(config.tokenEncryptionKey).toEqual(Buffer.from('a1b2'.repeat(16), 'hex'));
+    expect(config.tokenEncryptionKey).toEqual(Buffer.from(TOKEN_KEY, 'hex'));
     expect(loadConfig({ TRUSTED_PROXIES: ' 10.1.2.3, 172.16.0.0/12,fd00::/8 ,loopback' }).trustedProxies).toEqual(['10.1.2.3', '172.16.0.0/12', 'fd00::/8', 'loopback']);
     expect(loadConfig({ DATABASE_URL: 'pglite:memory' }).database).toEqual({ kind: 'pglite-memory' });
   });
@@ -52,8 +58,8 @@ describe('loadConfig', () => {
   test.each([
     [{ PORT: 'abc' }, 'PORT must be a non-negative integer'],
     [{ PORT: '70000' }, 'PORT'],
-    [{ NODE_ENV: 'production' }, 'THUMB_SIGNING_SECRET is required and must be at least 32 characters when NODE_ENV=production'],
-    [{ NODE_ENV: 'production', THUMB_SIGNING_SECRET: 'short' }, 'THUMB_SIGNING_SECRET'],
+    [{ NODE_ENV: 'production' }, 'THUMB_SIGNING_SECRET is required unless DATABASE_URL is pglite and NODE_ENV is unset, development or test: set a random value made by openssl rand -hex 32'],
+    [{ NODE_ENV: 'production', THUMB_SIGNING_SECRET: 'short' }, 'THUMB_SIGNING_SECRET must be at least 32 characters: set a random value made by openssl rand -hex 32'],
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL must be postgres://…, pglite:memory or pglite:<dir>'],
     [{ TIME_ZONE: 'Mars/Olympus' }, 'TIME_ZONE must be an IANA time zone such as Asia/Shanghai'],
     [{ PUBLIC_BASE_URL: 'not a url' }, 'PUBLIC_BASE_URL'],
@@ -63,8 +69,8 @@ describe('loadConfig', () => {
     // The values .env.example ships: copied as they are, they must not start a production service.
     [{ NODE_ENV: 'production', THUMB_SIGNING_SECRET: 'change-me-to-a-long-random-string-of-32-chars-or-more' }, 'THUMB_SIGNING_SECRET is the placeholder from .env.example: set a random value (e.g. openssl rand -hex 32)'],
     [{ NODE_ENV: 'production', THUMB_SIGNING_SECRET: 'dev-only-thumb-signing-secret-change-me-0123456789' }, 'THUMB_SIGNING_SECRET is the placeholder'],
-    [{ NODE_ENV: 'production', THUMB_SIGNING_SECRET: 'k9'.repeat(20) }, 'TOKEN_ENCRYPTION_KEY is required when NODE_ENV=production (e.g. openssl rand -hex 32)'],
-    [{ NODE_ENV: 'production', THUMB_SIGNING_SECRET: 'k9'.repeat(20), TOKEN_ENCRYPTION_KEY: '0'.repeat(64) }, 'TOKEN_ENCRYPTION_KEY is a placeholder: set a random value (e.g. openssl rand -hex 32)'],
+    [{ NODE_ENV: 'production', THUMB_SIGNING_SECRET: THUMB }, 'TOKEN_ENCRYPTION_KEY is required unless DATABASE_URL is pglite and NODE_ENV is unset, development or test: set a random value made by openssl rand -hex 32'],
+    [{ NODE_ENV: 'production', THUMB_SIGNING_SECRET: THUMB, TOKEN_ENCRYPTION_KEY: '0'.repeat(64) }, 'TOKEN_ENCRYPTION_KEY is a placeholder: set a random value (e.g. openssl rand -hex 32)'],
     [{ TOKEN_ENCRYPTION_KEY: 'not-hex' }, 'TOKEN_ENCRYPTION_KEY must be 64 hexadecimal characters (32 bytes, e.g. openssl rand -hex 32)'],
     [{ SESSION_TTL_HOURS: '0' }, 'SESSION_TTL_HOURS'],
     [{ REGISTRATION_ENABLED: 'yes' }, 'REGISTRATION_ENABLED must be true or false'],
@@ -76,7 +82,7 @@ describe('loadConfig', () => {
     [{ S3_BUCKET: 'images', S3_PREFIX: '/abs' }, 'S3_PREFIX must be a key prefix'],
     [{ S3_BUCKET: 'images', S3_PREFIX: 'a/../b' }, 'S3_PREFIX must not contain empty, . or .. segments'],
     [{ S3_BUCKET: 'images', S3_FORCE_PATH_STYLE: 'yes' }, 'S3_FORCE_PATH_STYLE must be true or false'],
-    [{ NODE_ENV: 'production', THUMB_SIGNING_SECRET: 'k9'.repeat(20), TOKEN_ENCRYPTION_KEY: 'c3d4'.repeat(16), S3_BUCKET: 'images', S3_ACCESS_KEY_ID: 'minio', S3_SECRET_ACCESS_KEY: 'change-me-minio-secret' }, 'S3_SECRET_ACCESS_KEY is a placeholder'],
+    [{ NODE_ENV: 'production', THUMB_SIGNING_SECRET: THUMB, TOKEN_ENCRYPTION_KEY: TOKEN_KEY, S3_BUCKET: 'images', S3_ACCESS_KEY_ID: 'minio', S3_SECRET_ACCESS_KEY: 'change-me-minio-secret' }, 'S3_SECRET_ACCESS_KEY is a placeholder'],
     [{ S3_BUCKET: 'images', S3_ACCESS_KEY_ID: 'AKIA1' }, 'S3_SECRET_ACCESS_KEY must be set together with the other S3 key variable'],
     [{ TRUSTED_PROXIES: 'nginx' }, 'TRUSTED_PROXIES must be a comma-separated list of proxy addresses, CIDR ranges, loopback, linklocal or uniquelocal: "nginx" is none of them'],
     [{ TRUSTED_PROXIES: '10.0.0.0/33' }, 'TRUSTED_PROXIES must be a comma-separated list of proxy addresses, CIDR ranges, loopback, linklocal or uniquelocal: "10.0.0.0/33" is none of them'],
@@ -121,10 +127,99 @@ describe('loadConfig', () => {
   });
 
   test('when production runs on the placeholder database password of .env.example, then loading refuses it', () => {
-    const env = { NODE_ENV: 'production', THUMB_SIGNING_SECRET: 'a1'.repeat(20), TOKEN_ENCRYPTION_KEY: 'c3d4'.repeat(16), DATABASE_URL: 'postgres://postgres:change-me-postgres@postgres:5432/images' };
+    const env = { NODE_ENV: 'production', THUMB_SIGNING_SECRET: THUMB, TOKEN_ENCRYPTION_KEY: TOKEN_KEY, DATABASE_URL: 'postgres://postgres:change-me-postgres@postgres:5432/images' };
     expect(() => loadConfig(env)).toThrow('DATABASE_URL has the placeholder password from .env.example: set POSTGRES_PASSWORD to a real one');
-    expect(loadConfig({ ...env, DATABASE_URL: 'postgres://postgres:Xk29fh3@postgres:5432/images' }).database).toMatchObject({ kind: 'postgres' });
+    expect(loadConfig({ ...env, DATABASE_URL: 'postgres://postgres:Xk29fh3Lq7w@postgres:5432/images' }).database).toMatchObject({ kind: 'postgres' });
     // Outside production the placeholders are just values: a developer's compose file may use them.
     expect(loadConfig({ ...env, NODE_ENV: 'development' }).database).toMatchObject({ kind: 'postgres' });
+  });
+
+  describe('the keys that sign links and seal tokens', () => {
+    const required = (variable: string) => `${variable} is required unless DATABASE_URL is pglite and NODE_ENV is unset, development or test: set a random value made by openssl rand -hex 32`;
+    const firstLine = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+        return 'loaded';
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+
+    test.each([
+      ['pglite:memory', undefined],
+      ['pglite:memory', 'development'],
+      ['pglite:memory', 'test'],
+      ['pglite:./data/images-db', undefined],
+      ['pglite:/srv/images-db', 'development'],
+    ])('when DATABASE_URL is %s and NODE_ENV is %s, then the development keys are used', (databaseUrl, nodeEnv) => {
+      const env: Record<string, string> = { DATABASE_URL: databaseUrl };
+      if (nodeEnv !== undefined) env.NODE_ENV = nodeEnv;
+      const config = loadConfig(env);
+      expect(config.thumbSigningSecret).toBe(loadConfig({}).thumbSigningSecret);
+      expect(config.tokenEncryptionKey.equals(loadConfig({}).tokenEncryptionKey)).toBe(true);
+    });
+
+    test.each([
+      ['postgres://u@db:5432/images', undefined],
+      ['postgres://u@db:5432/images', 'development'],
+      ['postgres://u@db:5432/images', 'test'],
+      ['postgresql://u@db:5432/images', 'production'],
+      ['pglite:memory', 'prod'],
+      ['pglite:/srv/images-db', 'Production'],
+      ['pglite:/srv/images-db', 'staging'],
+      ['pglite:memory', 'Development'],
+    ])('when DATABASE_URL is %s and NODE_ENV is %s without keys, then loading refuses with one line naming each missing key', (databaseUrl, nodeEnv) => {
+      const env: Record<string, string> = { DATABASE_URL: databaseUrl };
+      if (nodeEnv !== undefined) env.NODE_ENV = nodeEnv;
+      expect(firstLine(env)).toBe(required('THUMB_SIGNING_SECRET'));
+      expect(firstLine({ ...env, THUMB_SIGNING_SECRET: THUMB })).toBe(required('TOKEN_ENCRYPTION_KEY'));
+      const config = loadConfig({ ...env, THUMB_SIGNING_SECRET: THUMB, TOKEN_ENCRYPTION_KEY: TOKEN_KEY });
+      expect(config.thumbSigningSecret).toBe(THUMB);
+      expect(config.tokenEncryptionKey).toEqual(Buffer.from(TOKEN_KEY, 'hex'));
+    });
+
+    const guessable = (variable: string) => `${variable} is too easy to guess (a repeating pattern or fewer than 8 different characters): set a random value made by openssl rand -hex 32`;
+    test.each([
+      ['a'.repeat(32)],
+      ['password'.repeat(4)],
+      ['0123456789abcdef'.repeat(4)],
+      ['0123456789abcdef'.repeat(4).toUpperCase()],
+      ['abcdefghijklmnopqrstuvwxyz012345'],
+      ['zyxwvutsrqponmlkjihgfedcba987654'],
+      ['Secret1!'.repeat(4) + 'Secret'],
+      ['aabbaabbaabbaabbaabbaabbaabbaabbc'],
+    ])('when THUMB_SIGNING_SECRET is %s, then every environment refuses it, naming the command that makes a good one', (secret) => {
+      for (const env of [{ NODE_ENV: 'production', DATABASE_URL: 'postgres://u@db/images' }, {}] as Array<Record<string, string>>) {
+        expect(firstLine({ ...env, THUMB_SIGNING_SECRET: secret, TOKEN_ENCRYPTION_KEY: TOKEN_KEY })).toBe(guessable('THUMB_SIGNING_SECRET'));
+      }
+    });
+
+    test.each([['0123456789abcdef'.repeat(4)], ['deadbeef'.repeat(8)], ['ab'.repeat(32)], ['0f1e2d3c4b5a6978'.repeat(4)], ['0123456789ABCDEF'.repeat(4)]])(
+      'when TOKEN_ENCRYPTION_KEY is %s, then every environment refuses it, naming the command that makes a good one',
+      (key) => {
+        for (const env of [{ NODE_ENV: 'production', DATABASE_URL: 'postgres://u@db/images' }, {}] as Array<Record<string, string>>) {
+          expect(firstLine({ ...env, THUMB_SIGNING_SECRET: THUMB, TOKEN_ENCRYPTION_KEY: key })).toBe(guessable('TOKEN_ENCRYPTION_KEY'));
+        }
+      },
+    );
+
+    test('when production runs on a guessable database password, then loading refuses it, naming POSTGRES_PASSWORD and the command', () => {
+      const env = { NODE_ENV: 'production', THUMB_SIGNING_SECRET: THUMB, TOKEN_ENCRYPTION_KEY: TOKEN_KEY };
+      for (const password of ['password', 'postgres', 'aaaaaaaaaaaa', 'abcdefghijkl', 'qwe123qwe123']) {
+        expect(firstLine({ ...env, DATABASE_URL: `postgres://postgres:${password}@postgres:5432/images` })).toBe(
+          'DATABASE_URL has a password that is too easy to guess (a repeating pattern or fewer than 8 different characters): set POSTGRES_PASSWORD to a random value made by openssl rand -hex 32',
+        );
+      }
+      // Without a password (trust, peer or a .pgpass file) there is nothing to judge.
+      expect(firstLine({ ...env, DATABASE_URL: 'postgres://postgres@postgres:5432/images' })).toBe('loaded');
+    });
+
+    test('when the keys are random, then every environment accepts them, whatever their case and whichever generator made them', () => {
+      for (let round = 0; round < 200; round += 1) {
+        const env = { NODE_ENV: 'production', DATABASE_URL: `postgres://postgres:${randomBytes(16).toString('hex')}@db/images` };
+        expect(firstLine({ ...env, THUMB_SIGNING_SECRET: randomBytes(16).toString('hex'), TOKEN_ENCRYPTION_KEY: randomKey().toUpperCase() })).toBe('loaded');
+        expect(firstLine({ ...env, THUMB_SIGNING_SECRET: randomBytes(24).toString('base64url'), TOKEN_ENCRYPTION_KEY: randomKey() })).toBe('loaded');
+      }
+    });
   });
 });

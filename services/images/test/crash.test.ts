@@ -7,7 +7,7 @@ import { loadConfig } from '../src/config';
 import { migrateToLatest, openDb } from '../src/db/open-db';
 import { openImagesService } from '../src/open-service';
 import { describeWithRealServer } from './support/real-services';
-import { expectConsistentStore, fixtureBytes, testStorageEnv, userAdminFor } from './support/harness';
+import { expectConsistentStore, fixtureBytes, TEST_KEYS, testStorageEnv, userAdminFor } from './support/harness';
 import type { TestBucket } from './support/s3-server';
 import { createTestDatabase, type TestDatabase } from './support/test-database';
 
@@ -32,7 +32,7 @@ describeWithRealServer('TEST_DATABASE_URL', 'kill -9 while files are written (re
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'images-crash-'));
     const storage = await testStorageEnv({});
     bucket = storage.bucket;
-    env = { DATABASE_URL: database.url, STORAGE_DIR: `${dir}/files`, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', INIT_CWD: '', ...storage.env };
+    env = { ...TEST_KEYS, DATABASE_URL: database.url, STORAGE_DIR: `${dir}/files`, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', INIT_CWD: '', ...storage.env };
     for (const area of ['public', 'bin', 'thumbs', 'tmp']) fs.mkdirSync(`${dir}/files/${area}`, { recursive: true });
     // On S3, the test server's folder of the area: an object appears there as the bucket receives it.
     if (bucket) for (const area of ['public', 'bin']) fs.mkdirSync(bucket.areaDirectory('', area), { recursive: true });

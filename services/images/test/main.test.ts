@@ -47,6 +47,14 @@ test('when the config is bad, then main prints one config error line and exits 1
   expect(result.stderr).toBe('config error: PORT must be a non-negative integer\n');
 }, 30000);
 
+test('when it is started on a Postgres server without keys (NODE_ENV unset, as a bare node or systemd start does), then main prints one config error line and exits 1', async () => {
+  const { exit, port } = startMain({ NODE_ENV: '', THUMB_SIGNING_SECRET: '', TOKEN_ENCRYPTION_KEY: '', DATABASE_URL: 'postgres://images@127.0.0.1:1/images', PORT: '0' });
+  port.catch(() => undefined);
+  const result = await exit;
+  expect(result.code).toBe(1);
+  expect(result.stderr).toBe('config error: THUMB_SIGNING_SECRET is required unless DATABASE_URL is pglite and NODE_ENV is unset, development or test: set a random value made by openssl rand -hex 32\n');
+}, 30000);
+
 test('when SIGTERM arrives during an upload, then the upload finishes, then the process exits 0', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'images-main-'));
   const env = { DATABASE_URL: `pglite:${dir}/db`, STORAGE_DIR: `${dir}/files`, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', INIT_CWD: '' };

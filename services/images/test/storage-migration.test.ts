@@ -12,7 +12,7 @@ import { createMetrics } from '../src/metrics/metrics';
 import { openImagesService } from '../src/open-service';
 import type { ObjectStore, StorageBackend } from '../src/storage/object-store';
 import type { Storage } from '../src/storage/storage';
-import { createTestUser, expectConsistentStore, filesIn, fixture, fixtureBytes, imageRows, openTestService, storedKeys, usedBytes, type TestService } from './support/harness';
+import { createTestUser, expectConsistentStore, filesIn, fixture, fixtureBytes, imageRows, openTestService, storedKeys, TEST_KEYS, usedBytes, type TestService } from './support/harness';
 import { describeWithRealServer } from './support/real-services';
 import { createTestBucket, describeWithS3, type TestBucket } from './support/s3-server';
 
@@ -314,6 +314,7 @@ describeWithS3('storage:migrate killed and run again', () => {
         }
         const env = {
           ...bucket.env,
+          ...TEST_KEYS,
           DATABASE_URL: svc.config.databaseUrl,
           STORAGE_DIR: svc.storageDir,
           STORAGE_BACKEND: 's3',

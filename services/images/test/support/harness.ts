@@ -26,6 +26,16 @@ export const fixtureBytes = (name: string) => fs.readFileSync(fixture(name));
 
 export const realDatabaseUrl = process.env.TEST_DATABASE_URL;
 
+/**
+ * The keys every test service runs with, random per test file as an operator makes them: on real
+ * Postgres the service refuses to start without keys of its own, and the admin functions below seal
+ * tokens with the same key the service opens them with.
+ */
+export const TEST_KEYS: Readonly<{ THUMB_SIGNING_SECRET: string; TOKEN_ENCRYPTION_KEY: string }> = Object.freeze({
+  THUMB_SIGNING_SECRET: randomBytes(32).toString('hex'),
+  TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+});
+
 export interface TestService {
   app: express.Express;
   /** The app on a real socket (127.0.0.1, random port), for tests that speak raw HTTP. */
@@ -63,6 +73,7 @@ export async function openTestService(
   const storage = await testStorageEnv(env);
   const bucket = options.bucket ?? storage.bucket;
   const config = loadConfig({
+    ...TEST_KEYS,
     DATABASE_URL: database.url,
     STORAGE_DIR: storageDir,
     PUBLIC_BASE_URL: 'http://img.test',
@@ -113,7 +124,7 @@ export async function openTestService(
 }
 
 /** The service's user rules on `db`, with the configuration's defaults (as the admin CLI builds them). */
-export function userAdminFor(db: Knex, config: Pick<ImagesConfig, 'tokenEncryptionKey' | 'maxUploadBytes'> = loadConfig({})): UserAdmin {
+export function userAdminFor(db: Knex, config: Pick<ImagesConfig, 'tokenEncryptionKey' | 'maxUploadBytes'> = loadConfig({ ...TEST_KEYS })): UserAdmin {
   return createUserAdmin({
     users: createUsersRepository(db),
     credentials: createCredentialsRepository(db),

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,9 +15,28 @@ export interface EmbeddedOwner {
 
 export type Claim = { claimed: true; adminSocket: string; release(): void } | { claimed: false; owner: EmbeddedOwner };
 
-/** Where the owner of `dir` listens: short (a socket path has ~100 bytes), private to this machine. */
-export function adminSocketPath(dir: string): string {
-  return path.join(os.tmpdir(), `pglite-admin-${createHash('sha256').update(path.resolve(dir)).digest('hex').slice(0, 16)}.sock`);
+/** The longest path a Unix socket may have: sun_path holds 108 bytes on Linux (104 elsewhere), its closing NUL included. */
+const SOCKET_PATH_MAX = process.platform === 'linux' ? 107 : 103;
+
+const PRIVATE_DIR_PREFIX = 'pglite-admin-';
+
+/**
+ * Where the owner of `dir` listens: beside the database (in its data folder, where only that folder's
+ * owner can create anything) when the path fits a socket; else in a new folder of its own with a random
+ * name, owner-only, in the system temp folder. Either way no other local user can take the path first,
+ * as one could a fixed name in /tmp. The lock file records the path for the admin CLI.
+ */
+function chooseAdminSocket(dir: string): { adminSocket: string; privateDir: string | null } {
+  const beside = `${path.resolve(dir)}.admin.sock`;
+  if (Buffer.byteLength(beside) <= SOCKET_PATH_MAX) return { adminSocket: beside, privateDir: null };
+  const privateDir = fs.mkdtempSync(path.join(os.tmpdir(), PRIVATE_DIR_PREFIX));
+  return { adminSocket: path.join(privateDir, 'admin.sock'), privateDir };
+}
+
+/** The private folder a dead owner's socket was in, if it had one (only ever one of ours in the temp folder). */
+function removeDeadOwnersFolder(owner: EmbeddedOwner | null): void {
+  const folder = owner ? path.dirname(owner.adminSocket) : '';
+  if (path.dirname(folder) === os.tmpdir() && path.basename(folder).startsWith(PRIVATE_DIR_PREFIX)) fs.rmSync(folder, { recursive: true, force: true });
 }
 
 function lockFile(dir: string): string {
@@ -49,8 +67,8 @@ function readOwner(file: string): EmbeddedOwner | null {
  */
 export function claimEmbeddedDatabase(dir: string): Claim {
   const file = lockFile(dir);
-  const adminSocket = adminSocketPath(dir);
   for (let attempt = 0; attempt < 3; attempt += 1) {
+    const { adminSocket, privateDir } = chooseAdminSocket(dir);
     try {
       fs.writeFileSync(file, JSON.stringify({ pid: process.pid, adminSocket } satisfies EmbeddedOwner), { flag: 'wx', mode: 0o600 });
       let released = false;
@@ -58,15 +76,18 @@ export function claimEmbeddedDatabase(dir: string): Claim {
         if (released) return;
         released = true;
         process.off('exit', release);
+        if (privateDir) fs.rmSync(privateDir, { recursive: true, force: true });
         if (readOwner(file)?.pid === process.pid) fs.rmSync(file, { force: true });
       };
       process.on('exit', release);
       return { claimed: true, adminSocket, release };
     } catch (error) {
+      if (privateDir) fs.rmSync(privateDir, { recursive: true, force: true });
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const owner = readOwner(file);
       if (owner && owner.pid !== process.pid && isAlive(owner.pid)) return { claimed: false, owner };
       // A process that died (or a torn file): the directory is free.
+      removeDeadOwnersFolder(owner);
       fs.rmSync(file, { force: true });
     }
   }
