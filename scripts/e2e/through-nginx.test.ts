@@ -397,6 +397,43 @@ describeReal(`platform through nginx (two replicas of each service, images on ${
     expect((await fetch(body.data.url)).status).toBe(404);
   });
 
+  test('when an image a deletion link binned is restored, then the same link through nginx is the 404 page, GET and POST, and the image stays on /i/', async () => {
+    const { body } = await upload(await photo(320, 240), 'restored.jpg');
+    const link = body.data.links.delete as string;
+    expect((await fetch(link, { method: 'POST' })).status).toBe(200);
+    const restore = await fetch(imageApi(`action=restore&id=${body.data.id}`), { method: 'POST', headers: { 'X-API-Token': token } });
+    expect(await restore.json()).toEqual({ code: 0, msg: '恢复成功' });
+    expect((await fetch(link)).status).toBe(404);
+    expect((await fetch(link, { method: 'POST' })).status).toBe(404);
+    expect((await fetch(body.data.url)).status).toBe(200);
+  });
+
+  test('when an upload through nginx carries its token in the body, then it is stored with the token before the file, and refused unread (请先登录, nothing kept) without one or with it after the file', async () => {
+    const totalBefore = await listTotal();
+    const usedBefore = await usedBytes();
+    const tmpBefore = readdirSync(path.join(platform.storageDir, 'tmp'));
+    const send = async (parts: Array<['token', string] | ['file', Buffer]>) => {
+      const form = new FormData();
+      for (const [name, value] of parts) {
+        if (name === 'token') form.append('token', value);
+        else form.append('file', new Blob([new Uint8Array(value)], { type: 'image/jpeg' }), 'body-token.jpg');
+      }
+      const res = await fetch(imageApi('action=upload'), { method: 'POST', body: form });
+      return { status: res.status, body: await res.json() };
+    };
+    // Most of nginx's 2 MB limit, so the service stops reading long before the end of it.
+    const large = randomBytes(1900 * 1024);
+    expect(await send([['file', large]])).toEqual({ status: 200, body: { code: 1, msg: '请先登录' } });
+    expect(await send([['file', large], ['token', token]])).toEqual({ status: 200, body: { code: 1, msg: '请先登录' } });
+    expect(await listTotal()).toBe(totalBefore);
+    expect(await usedBytes()).toBe(usedBefore);
+    expect(readdirSync(path.join(platform.storageDir, 'tmp'))).toEqual(tmpBefore);
+
+    const stored = await send([['token', token], ['file', await photo(320, 240)]]);
+    expect(stored).toMatchObject({ status: 200, body: { code: 0, msg: '上传成功' } });
+    expect(await listTotal()).toBe(totalBefore + 1);
+  });
+
   test('when an upload is over the nginx body limit, then nginx answers in the images envelope and nothing is stored', async () => {
     const totalBefore = await listTotal();
     const usedBefore = await usedBytes();
