@@ -337,7 +337,7 @@ describe('token', () => {
     const user = await createTestUser(svc.db);
     const row = await svc.db('credentials').where({ user_id: user.id, kind: 'account' }).first('token_hash', 'token_ciphertext');
     expect(row.token_hash).toBe(createHash('sha256').update(user.token).digest('hex'));
-    expect(row.token_ciphertext).toMatch(/^v1\.[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(row.token_ciphertext).toMatch(/^v2\.[\w-]+\.[\w-]+\.[\w-]+$/);
     expect(JSON.stringify(await svc.db('credentials').select('*'))).not.toContain(user.token);
   });
 });
