@@ -741,13 +741,13 @@ function codeVersion(): string {
   }
 }
 
+/** Replaces the run in bench/results.md, keeping its introduction: the runs before are in git. */
 function writeResults(report: string, mode: Mode): void {
   const file = path.join(ROOT, 'bench', 'results.md');
   const previous = existsSync(file) ? readFileSync(file, 'utf8') : '';
   const intro = previous.split('\n## ')[0]!.trim() || '# Benchmark results';
-  const runs = previous.includes('\n## ') ? previous.slice(previous.indexOf('\n## ') + 1) : '';
   const heading = `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC — ${os.cpus().length} cores${mode.smoke ? ' (smoke)' : ''}`;
-  writeFileSync(file, `${intro}\n\n${heading}\n\n${report}\n\n${runs}`.replace(/\n{3,}/g, '\n\n'));
+  writeFileSync(file, `${intro}\n\n${heading}\n\n${report}\n`.replace(/\n{3,}/g, '\n\n'));
   log(`wrote ${path.relative(ROOT, file)}`);
 }
 
