@@ -5,7 +5,8 @@
  * redis-server, nginx rendered from proxy/nginx.conf.template, both services with NODE_ENV=production),
  * loads a generated dataset, and runs each scenario with autocannon and its baseline in alternating
  * slices (bench/lib/alternate.ts).
- * Prints one table and writes bench/results.md (unless --smoke or --no-write). See README "Benchmark".
+ * Each scenario is one function below; `main` runs the ones asked for, in a fixed order.
+ * Prints one table and writes bench/results.md (unless --smoke or --no-write). See docs/benchmarks.md.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -22,6 +23,7 @@ import { machineLine, table, targetsTable, totalCpu, type Measured, type Role, t
 import {
   connectPostgres,
   freePort,
+  type PostgresAdmin,
   randomSuffix,
   ROOT,
   startProjectNginx,
@@ -29,6 +31,7 @@ import {
   startService,
   startStaticNginx,
   treeGroup,
+  type Service,
 } from './lib/stack';
 
 interface Mode {
@@ -78,7 +81,7 @@ const SMOKE: Mode = {
 const ALL_SCENARIOS = ['tools', 'images-list', 'static', 'upload', 'media', 'upload-rss', 'embedded'] as const;
 type ScenarioName = (typeof ALL_SCENARIOS)[number];
 
-const TOOLS_LIST_PAGES = 13; // the sample directory has 262 tools: 13 full pages of 20
+const TOOLS_LIST_PAGES = 13; // the sample directory has 247 tools: 13 pages of 20, the last one partial
 const SEARCH_QUERIES = ['截图', 'jietu', 'jt', 'markdown', 'json', '图片', 'code', 'pdf', '翻译', 'editor', 'git', 'api'];
 const LIST_PAGES = 5;
 
@@ -171,85 +174,151 @@ async function runBaselineScript<T>(lifecycle: Lifecycle, name: string, script: 
   return JSON.parse(stdout.trim().split('\n').pop()!) as T;
 }
 
-async function main(): Promise<void> {
-  const { mode, only, build, write } = parseArgs(process.argv.slice(2));
-  const startedAt = new Date();
-  const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
+/** What every scenario needs: the running stack, the seeded credentials, the load helpers and the report being built. */
+interface Bench {
+  mode: Mode;
+  lifecycle: Lifecycle;
+  workDir: string;
+  storageDir: string;
+  postgres: PostgresAdmin;
+  imagesDatabaseUrl: string;
+  tools: Service;
+  images: Service;
+  /** The project's nginx in front of both services. */
+  front: string;
+  roles: Record<string, Role>;
+  nginxGroup: ProcessGroup;
+  toolsGroups: ProcessGroup[];
+  imagesGroups: ProcessGroup[];
+  apiKey: string;
+  smallToken: string;
+  largeToken: string;
+  uploadToken: string;
+  rows: Row[];
+  checks: TargetCheck[];
+  /** Load on `groups`: a warm-up (not measured), then slices of `options` (for the given seconds, or its `amount` each). */
+  loadSide(groups: ProcessGroup[], options: LoadOptions, rssGroup?: string): Side;
+  /** Runs of a script of bench/baselines/ that prints its operations, seconds, CPU and latencies (no warm-up: the script warms itself if it needs to). */
+  scriptSide(name: string, script: string, env: (seconds: number) => NodeJS.ProcessEnv): Side;
+  /** Adds a baseline's row and its subject's, with the ratio of their req/s. */
+  pair(baselineName: string, baseline: Measured, name: string, subject: Measured): Row;
+  /** A baseline and its subject in alternating slices, `seconds` each in all. */
+  compare(baselineName: string, baseline: Side, name: string, subject: Side, seconds: number): Promise<Row>;
+}
+
+/** The tools requests of targets 1 and 5, with the key in its header. */
+interface ToolsRequests {
+  listPaths: string[];
+  searchPaths: string[];
+  keyHeader: Record<string, string>;
+}
+
+/** The photos and helpers the upload scenarios share (and `/i/`, which needs one stored file). */
+interface Uploads {
+  sizes: { label: string; width: number; height: number }[];
+  photos: Map<string, Buffer>;
+  url: string;
+  /** The stored count once no upload is in flight. */
+  storedCount(): Promise<number>;
+  uploadOnce(file: Buffer, name: string): Promise<{ url: string }>;
+}
+
+/** Builds the production JS if asked, starts the stack and seeds it. */
+async function startBench(mode: Mode, lifecycle: Lifecycle, workDir: string, build: boolean): Promise<Bench> {
   const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const workDir = mkdtempSync(path.join(os.tmpdir(), 'bench-'));
-  const lifecycle = createLifecycle(log);
-  lifecycle.onCleanup('work folder', () => rmSync(workDir, { recursive: true, force: true }));
+  if (build) {
+    log(`bench (${mode.smoke ? 'smoke' : 'full'}): building the production JS...`);
+    execFileSync('npm', ['run', 'build', '-w', 'services/images', '-w', 'services/tools'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+
+  const suffix = randomSuffix();
+  const postgres = await connectPostgres(lifecycle, adminUrl, suffix);
+  const imagesDatabaseUrl = await postgres.createDatabase('bench_images');
+  const toolsDatabaseUrl = await postgres.createDatabase('bench_tools');
+  const redis = await startRedis(lifecycle, workDir);
+  const storageDir = path.join(workDir, 'storage');
+  const toolsEnv: NodeJS.ProcessEnv = {
+    NODE_ENV: 'production',
+    DATABASE_URL: toolsDatabaseUrl,
+    REDIS_URL: redis.url,
+    RATE_LIMIT_KEY_PREFIX: `bench_${suffix}`,
+    ANONYMOUS_RATE_LIMIT_PER_HOUR: '2000000000',
+    LOG_LEVEL: 'info',
+  };
+  const imagesEnv: NodeJS.ProcessEnv = {
+    NODE_ENV: 'production',
+    // As the images Dockerfile sets it: fewer malloc arenas for libvips' threads (peak RSS).
+    MALLOC_ARENA_MAX: '2',
+    DATABASE_URL: imagesDatabaseUrl,
+    STORAGE_DIR: storageDir,
+    THUMB_SIGNING_SECRET: randomBytes(32).toString('hex'),
+    TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    LOG_LEVEL: 'info',
+  };
+
+  log('starting the stack: tools, images, redis-server, nginx...');
+  const tools = await startService(lifecycle, workDir, 'tools', [process.execPath, 'services/tools/dist/src/main.js'], toolsEnv);
+  // PUBLIC_BASE_URL names nginx, so nginx starts first, with the images service's port chosen in
+  // advance (nginx does not need its upstreams up to start).
+  const imagesPort = await freePort();
+  const nginx = await startProjectNginx(lifecycle, path.join(workDir, 'nginx'), 'nginx', {
+    imagesUpstreams: [`127.0.0.1:${imagesPort}`],
+    toolsUpstreams: [`127.0.0.1:${tools.port}`],
+    imagesPublicDir: path.join(storageDir, 'public'),
+    clientMaxBodySize: '64m',
+  });
+  const images = await startService(
+    lifecycle,
+    workDir,
+    'images',
+    // As the images Dockerfile starts it (see there why).
+    [process.execPath, '--heap-growing-percent=100', 'services/images/dist/src/main.js'],
+    { ...imagesEnv, PUBLIC_BASE_URL: nginx.baseUrl },
+    '/readyz',
+    imagesPort,
+  );
+
+  const roles: Record<string, Role> = { 'tools node': 'node', 'images node': 'node', 'tools pg': 'postgres', 'images pg': 'postgres', redis: 'redis', nginx: 'nginx' };
+  const nginxGroup = treeGroup('nginx', () => nginx.process);
+  const toolsGroups: ProcessGroup[] = [treeGroup('tools node', () => tools.process), postgres.backendGroup('tools pg', toolsDatabaseUrl), treeGroup('redis', () => redis.process), nginxGroup];
+  const imagesGroups: ProcessGroup[] = [treeGroup('images node', () => images.process), postgres.backendGroup('images pg', imagesDatabaseUrl), nginxGroup];
+
+  log('seeding: sample tool directory, API key, image users...');
+  const { apiKey } = await seedTools(toolsEnv);
+  await createImagesGroup(imagesEnv, 'bench');
+  const smallToken = await createImagesUser(imagesEnv, 'bench_small', 'bench');
+  const largeToken = await createImagesUser(imagesEnv, 'bench_large', 'bench');
+  const uploadToken = await createImagesUser(imagesEnv, 'bench_upload', 'bench');
+
   const rows: Row[] = [];
-  const checks: TargetCheck[] = [];
-
-  try {
-    if (build) {
-      log(`bench (${mode.smoke ? 'smoke' : 'full'}): building the production JS...`);
-      execFileSync('npm', ['run', 'build', '-w', 'services/images', '-w', 'services/tools'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-    }
-
-    const suffix = randomSuffix();
-    const postgres = await connectPostgres(lifecycle, adminUrl, suffix);
-    const imagesDatabaseUrl = await postgres.createDatabase('bench_images');
-    const toolsDatabaseUrl = await postgres.createDatabase('bench_tools');
-    const redis = await startRedis(lifecycle, workDir);
-    const storageDir = path.join(workDir, 'storage');
-    const toolsEnv: NodeJS.ProcessEnv = {
-      NODE_ENV: 'production',
-      DATABASE_URL: toolsDatabaseUrl,
-      REDIS_URL: redis.url,
-      RATE_LIMIT_KEY_PREFIX: `bench_${suffix}`,
-      ANONYMOUS_RATE_LIMIT_PER_HOUR: '2000000000',
-      LOG_LEVEL: 'info',
-    };
-    const imagesEnv: NodeJS.ProcessEnv = {
-      NODE_ENV: 'production',
-      // As the images Dockerfile sets it: fewer malloc arenas for libvips' threads (peak RSS).
-      MALLOC_ARENA_MAX: '2',
-      DATABASE_URL: imagesDatabaseUrl,
-      STORAGE_DIR: storageDir,
-      THUMB_SIGNING_SECRET: randomBytes(32).toString('hex'),
-      TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-      LOG_LEVEL: 'info',
-    };
-
-    log('starting the stack: tools, images, redis-server, nginx...');
-    const tools = await startService(lifecycle, workDir, 'tools', [process.execPath, 'services/tools/dist/src/main.js'], toolsEnv);
-    // PUBLIC_BASE_URL names nginx, so nginx starts first, with the images service's port chosen in
-    // advance (nginx does not need its upstreams up to start).
-    const imagesPort = await freePort();
-    const nginx = await startProjectNginx(lifecycle, path.join(workDir, 'nginx'), 'nginx', {
-      imagesUpstreams: [`127.0.0.1:${imagesPort}`],
-      toolsUpstreams: [`127.0.0.1:${tools.port}`],
-      imagesPublicDir: path.join(storageDir, 'public'),
-      clientMaxBodySize: '64m',
-    });
-    const images = await startService(
-      lifecycle,
-      workDir,
-      'images',
-      // As the images Dockerfile starts it (see there why).
-      [process.execPath, '--heap-growing-percent=100', 'services/images/dist/src/main.js'],
-      { ...imagesEnv, PUBLIC_BASE_URL: nginx.baseUrl },
-      '/readyz',
-      imagesPort,
-    );
-    const front = nginx.baseUrl;
-
-    const roles: Record<string, Role> = { 'tools node': 'node', 'images node': 'node', 'tools pg': 'postgres', 'images pg': 'postgres', redis: 'redis', nginx: 'nginx' };
-    const nginxGroup = treeGroup('nginx', () => nginx.process);
-    const toolsGroups: ProcessGroup[] = [treeGroup('tools node', () => tools.process), postgres.backendGroup('tools pg', toolsDatabaseUrl), treeGroup('redis', () => redis.process), nginxGroup];
-    const imagesGroups: ProcessGroup[] = [treeGroup('images node', () => images.process), postgres.backendGroup('images pg', imagesDatabaseUrl), nginxGroup];
-
-    log('seeding: sample tool directory, API key, image users...');
-    const { apiKey } = await seedTools(toolsEnv);
-    await createImagesGroup(imagesEnv, 'bench');
-    const smallToken = await createImagesUser(imagesEnv, 'bench_small', 'bench');
-    const largeToken = await createImagesUser(imagesEnv, 'bench_large', 'bench');
-    const uploadToken = await createImagesUser(imagesEnv, 'bench_upload', 'bench');
-
-    /** Load on `groups`: a warm-up (not measured), then slices of `options` (for the given seconds, or its `amount` each). */
-    const loadSide = (groups: ProcessGroup[], options: LoadOptions, rssGroup?: string): Side => ({
+  const pair = (baselineName: string, baseline: Measured, name: string, subject: Measured): Row => {
+    rows.push({ name: baselineName, measured: baseline });
+    const row: Row = { name, measured: subject, baseline: baselineName, ratio: subject.rps / baseline.rps };
+    rows.push(row);
+    log(`  ${baselineName}: ${baseline.rps.toFixed(0)} req/s; ${name}: ${subject.rps.toFixed(0)} req/s (${row.ratio!.toFixed(2)}×)`);
+    return row;
+  };
+  return {
+    mode,
+    lifecycle,
+    workDir,
+    storageDir,
+    postgres,
+    imagesDatabaseUrl,
+    tools,
+    images,
+    front: nginx.baseUrl,
+    roles,
+    nginxGroup,
+    toolsGroups,
+    imagesGroups,
+    apiKey,
+    smallToken,
+    largeToken,
+    uploadToken,
+    rows,
+    checks: [],
+    loadSide: (groups, options, rssGroup) => ({
       async warm() {
         if (mode.warmupSec > 0 && options.amount === undefined) await load({ ...options, durationSec: mode.warmupSec });
       },
@@ -262,9 +331,8 @@ async function main(): Promise<void> {
         }
         return toSlice(slice, options.url, roles, rssGroup);
       },
-    });
-    /** Runs of a script of bench/baselines/ that prints its operations, seconds, CPU and latencies (no warm-up: the script warms itself if it needs to). */
-    const scriptSide = (name: string, script: string, env: (seconds: number) => NodeJS.ProcessEnv): Side => ({
+    }),
+    scriptSide: (name, script, env) => ({
       async warm() {},
       async slice(seconds) {
         const result = await runBaselineScript<{ operations: number; seconds: number; cpuMs: number; mainThreadCpuMs: number; latenciesMs: number[] }>(lifecycle, name, script, env(seconds), {
@@ -272,343 +340,385 @@ async function main(): Promise<void> {
         });
         return { requests: result.operations, seconds: result.seconds, cpuMs: { node: result.cpuMs }, nodeMainThreadMs: result.mainThreadCpuMs, latencies: result.latenciesMs };
       },
-    });
-    const pair = (baselineName: string, baseline: Measured, name: string, subject: Measured): Row => {
-      rows.push({ name: baselineName, measured: baseline });
-      const row: Row = { name, measured: subject, baseline: baselineName, ratio: subject.rps / baseline.rps };
-      rows.push(row);
-      log(`  ${baselineName}: ${baseline.rps.toFixed(0)} req/s; ${name}: ${subject.rps.toFixed(0)} req/s (${row.ratio!.toFixed(2)}×)`);
-      return row;
-    };
-    /** A baseline and its subject in alternating slices, `seconds` each in all. */
-    const compare = async (baselineName: string, baseline: Side, name: string, subject: Side, seconds: number): Promise<Row> => {
+    }),
+    pair,
+    compare: async (baselineName, baseline, name, subject, seconds) => {
       const [measuredBaseline, measuredSubject] = await alternate([baseline, subject], { rounds: mode.rounds, seconds: seconds / mode.rounds });
       return pair(baselineName, measuredBaseline!, name, measuredSubject!);
+    },
+  };
+}
+
+/** The tools list pages and search queries, each checked once through nginx when a scenario uses them. */
+async function toolsRequests(bench: Bench, only: Set<ScenarioName>): Promise<ToolsRequests> {
+  const listPaths = Array.from({ length: TOOLS_LIST_PAGES }, (_, i) => `/api/index.php?action=tools&page=${i + 1}&limit=20`);
+  const searchPaths = SEARCH_QUERIES.map((q) => `/api/index.php?action=search&q=${encodeURIComponent(q)}`);
+  const keyHeader = { 'x-api-key': bench.apiKey };
+  if (only.has('tools') || only.has('embedded')) {
+    for (const p of [...listPaths, ...searchPaths]) await expectJson(`${bench.front}${p}`, keyHeader, (b) => b.success === true, p);
+  }
+  return { listPaths, searchPaths, keyHeader };
+}
+
+/** Target 1: tools list and search through nginx with the Redis limiter, against a minimal Express 5 handler. */
+async function toolsScenario(bench: Bench, requests: ToolsRequests): Promise<void> {
+  const { mode, lifecycle, workDir, front } = bench;
+  const { listPaths, searchPaths, keyHeader } = requests;
+  log('tools list and search vs a minimal Express 5 handler returning the same bytes...');
+  const bodies: Record<string, string> = {};
+  for (const p of [...listPaths, ...searchPaths]) {
+    bodies[p] = Buffer.from(await (await fetch(`${front}${p}`, { headers: keyHeader })).arrayBuffer()).toString('base64');
+  }
+  const bodiesFile = path.join(workDir, 'express-bodies.json');
+  writeFileSync(bodiesFile, JSON.stringify(bodies));
+  const baselineApp = await startService(
+    lifecycle,
+    workDir,
+    'express-baseline',
+    [process.execPath, '--import', 'tsx', 'bench/baselines/express-baseline.ts'],
+    { NODE_ENV: 'production', BODIES_FILE: bodiesFile },
+  );
+  const baselineNginx = await startProjectNginx(lifecycle, path.join(workDir, 'nginx-baseline'), 'nginx (express baseline)', {
+    imagesUpstreams: [`127.0.0.1:${bench.images.port}`],
+    toolsUpstreams: [`127.0.0.1:${baselineApp.port}`],
+    imagesPublicDir: path.join(bench.storageDir, 'public'),
+    clientMaxBodySize: '64m',
+  });
+  const baselineGroups: ProcessGroup[] = [treeGroup('tools node', () => baselineApp.process), treeGroup('nginx', () => baselineNginx.process)];
+  const options = (base: string, paths: string[]): LoadOptions => ({ url: `${base}${paths[0]}`, paths, connections: mode.connections, durationSec: mode.durationSec, headers: keyHeader });
+  const listRow = await bench.compare(
+    'express minimal (list bytes)',
+    bench.loadSide(baselineGroups, options(baselineNginx.baseUrl, listPaths)),
+    'tools list (nginx + Redis limiter)',
+    bench.loadSide(bench.toolsGroups, options(front, listPaths)),
+    mode.durationSec,
+  );
+  const searchRow = await bench.compare(
+    'express minimal (search bytes)',
+    bench.loadSide(baselineGroups, options(baselineNginx.baseUrl, searchPaths)),
+    'tools search (nginx + Redis limiter)',
+    bench.loadSide(bench.toolsGroups, options(front, searchPaths)),
+    mode.durationSec,
+  );
+  for (const row of [listRow, searchRow]) {
+    const cpu = totalCpu(row.measured);
+    bench.checks.push({
+      target: `1. ${row.name}: ≤ 0.35 ms CPU/request, ≥ 0.6× Express`,
+      met: cpu <= 0.35 && row.ratio! >= 0.6,
+      detail: `${cpu.toFixed(3)} ms CPU/request, ${row.ratio!.toFixed(2)}× (c=${mode.connections})`,
+    });
+  }
+}
+
+/** Target 3: images list and keyword search, a user with many images against one with 1,000. */
+async function imagesListScenario(bench: Bench): Promise<void> {
+  const { mode, front } = bench;
+  log(`images list: seeding ${mode.smallImages.toLocaleString('en')} and ${mode.largeImages.toLocaleString('en')} image rows...`);
+  await seedImageRows(bench.imagesDatabaseUrl, 'bench_small', mode.smallImages, log);
+  await seedImageRows(bench.imagesDatabaseUrl, 'bench_large', mode.largeImages, log);
+  const listPaths = (keyword?: string) =>
+    Array.from({ length: LIST_PAGES }, (_, i) => `/api/image.php?action=list&page=${i + 1}&limit=20${keyword ? `&keyword=${keyword}` : ''}`);
+  const check = async (token: string, expectedTotal: number, keyword?: string) => {
+    const body = await expectJson(`${front}${listPaths(keyword)[0]}`, { 'x-api-token': token }, (b) => b.code === 0, 'images list');
+    const total = (body.data as { total: number }).total;
+    if (total !== expectedTotal) throw new Error(`images list${keyword ? ` keyword=${keyword}` : ''}: total ${total}, expected ${expectedTotal}`);
+  };
+  await check(bench.smallToken, mode.smallImages);
+  await check(bench.largeToken, mode.largeImages);
+  await check(bench.smallToken, NEEDLE_MATCHES, NEEDLE);
+  await check(bench.largeToken, NEEDLE_MATCHES, NEEDLE);
+  const options = (token: string, keyword?: string): LoadOptions => {
+    const paths = listPaths(keyword);
+    return { url: `${front}${paths[0]}`, paths, connections: mode.connections, durationSec: mode.durationSec, headers: { 'x-api-token': token } };
+  };
+  const small = `${mode.smallImages.toLocaleString('en')} images`;
+  const large = `${mode.largeImages.toLocaleString('en')} images`;
+  const listRow = await bench.compare(
+    `images list, ${small}`,
+    bench.loadSide(bench.imagesGroups, options(bench.smallToken)),
+    `images list, ${large}`,
+    bench.loadSide(bench.imagesGroups, options(bench.largeToken)),
+    mode.durationSec,
+  );
+  const searchRow = await bench.compare(
+    `images keyword search, ${small}`,
+    bench.loadSide(bench.imagesGroups, options(bench.smallToken, NEEDLE)),
+    `images keyword search, ${large}`,
+    bench.loadSide(bench.imagesGroups, options(bench.largeToken, NEEDLE)),
+    mode.durationSec,
+  );
+  for (const row of [listRow, searchRow]) {
+    bench.checks.push({
+      target: `3. ${row.name}: p99 ≤ 20 ms, within 1.2× of 1,000 images`,
+      met: row.measured.p99Ms <= 20 && row.ratio! >= 1 / 1.2,
+      detail: `p99 ${row.measured.p99Ms.toFixed(1)} ms, ${row.ratio!.toFixed(2)}× the req/s of 1,000 images (c=${mode.connections})`,
+    });
+  }
+}
+
+/** Writes the two test photos and returns what the upload scenarios share. */
+async function prepareUploads(bench: Bench): Promise<Uploads> {
+  const sizes = [
+    { label: '1280×960 JPEG', width: 1280, height: 960 },
+    { label: '4000×3000 JPEG', width: 4000, height: 3000 },
+  ];
+  const url = `${bench.front}/api/image.php?action=upload`;
+  const uploadCounts = async (): Promise<{ stored: number; pending: number }> => {
+    const client = new Client({ connectionString: bench.imagesDatabaseUrl });
+    await client.connect();
+    try {
+      const { rows: counted } = await client.query<{ stored: string; pending: string }>(
+        `SELECT count(*) FILTER (WHERE i.status = 'stored') AS stored, count(*) FILTER (WHERE i.status = 'pending') AS pending
+         FROM images i JOIN users u ON u.id = i.user_id WHERE u.name = 'bench_upload'`,
+      );
+      return { stored: Number(counted[0]!.stored), pending: Number(counted[0]!.pending) };
+    } finally {
+      await client.end();
+    }
+  };
+  // A timed autocannon run stops with requests still being processed, and those must not count in the
+  // next scenario: wait until nothing is pending and the count holds still.
+  const storedCount = async (): Promise<number> => {
+    let last = -1;
+    for (;;) {
+      const { stored, pending } = await uploadCounts();
+      if (pending === 0 && stored === last) return stored;
+      last = stored;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+  };
+  const uploadOnce = async (file: Buffer, name: string): Promise<{ url: string }> => {
+    const { body, contentType } = multipartUpload(name, 'image/jpeg', file);
+    const res = await fetch(url, { method: 'POST', headers: { 'x-api-token': bench.uploadToken, 'content-type': contentType }, body });
+    const answer = (await res.json()) as { code: number; msg: string; data?: { url: string } };
+    if (answer.code !== 0 || !answer.data) throw new Error(`upload failed: ${JSON.stringify(answer)}`);
+    return answer.data;
+  };
+  const photos = new Map<string, Buffer>();
+  for (const size of sizes) photos.set(size.label, await writeJpeg(path.join(bench.workDir, `${size.width}x${size.height}.jpg`), size.width, size.height));
+  return { sizes, photos, url, storedCount, uploadOnce };
+}
+
+/** Target 2: uploads through nginx against a bare sharp pipeline, with a minimal upload server as a third side for reference. */
+async function uploadScenario(bench: Bench, uploads: Uploads): Promise<void> {
+  const { mode, lifecycle, workDir, postgres } = bench;
+  log('uploads vs a bare sharp pipeline in one process, and a minimal upload server for reference...');
+  // The reference: the same image work behind HTTP, multipart and one INSERT, behind its own nginx
+  // rendered from the same template (bench/baselines/minimal-upload-server.ts).
+  const minimalDatabaseUrl = await postgres.createDatabase('bench_minimal');
+  const minimalApp = await startService(
+    lifecycle,
+    workDir,
+    'minimal-upload-server',
+    [process.execPath, '--import', 'tsx', 'bench/baselines/minimal-upload-server.ts'],
+    { NODE_ENV: 'production', DATABASE_URL: minimalDatabaseUrl, OUT_DIR: path.join(workDir, 'minimal-out') },
+  );
+  const minimalNginx = await startProjectNginx(lifecycle, path.join(workDir, 'nginx-minimal'), 'nginx (minimal upload server)', {
+    imagesUpstreams: [`127.0.0.1:${minimalApp.port}`],
+    toolsUpstreams: [`127.0.0.1:${bench.tools.port}`],
+    imagesPublicDir: path.join(workDir, 'minimal-out'),
+    clientMaxBodySize: '64m',
+  });
+  const minimalGroups: ProcessGroup[] = [
+    treeGroup('images node', () => minimalApp.process),
+    postgres.backendGroup('images pg', minimalDatabaseUrl),
+    treeGroup('nginx', () => minimalNginx.process),
+  ];
+  for (const size of uploads.sizes) {
+    const file = path.join(workDir, `${size.width}x${size.height}.jpg`);
+    const bytes = uploads.photos.get(size.label)!;
+    await uploads.uploadOnce(bytes, 'warm.jpg');
+    // The bare pipeline, as its own process (it times its operations and reads its own CPU).
+    const bare = bench.scriptSide('sharp baseline', 'bench/baselines/sharp-baseline.ts', (seconds) => ({
+      IMAGE_FILE: file,
+      OUT_DIR: path.join(workDir, 'sharp-out'),
+      CONCURRENCY: String(mode.uploadConnections),
+      DURATION_SEC: String(seconds),
+    }));
+    const { body, contentType } = multipartUpload('photo.jpg', 'image/jpeg', bytes);
+    const uploadLoad = (url: string, headers: Record<string, string>): LoadOptions => ({
+      url,
+      method: 'POST',
+      connections: mode.uploadConnections,
+      // A smoke run counts uploads rather than time: on a busy machine one may take longer than the run.
+      ...(mode.smoke ? { amount: mode.uploadConnections * 2 } : {}),
+      headers: { ...headers, 'content-type': contentType },
+      body,
+    });
+    const serviceLoad = bench.loadSide(bench.imagesGroups, uploadLoad(uploads.url, { 'x-api-token': bench.uploadToken }), 'images node');
+    // A timed slice ends with uploads still in flight: each slice waits for them, so that their work
+    // does not fall into the next side's slice, and checks that every answer stored an image (each
+    // was HTTP 200, but an envelope may still say code 1).
+    const service: Side = {
+      async warm() {
+        await serviceLoad.warm();
+        await uploads.storedCount();
+      },
+      async slice(seconds) {
+        const storedBefore = await uploads.storedCount();
+        const slice = await serviceLoad.slice(seconds);
+        const stored = (await uploads.storedCount()) - storedBefore;
+        if (stored < slice.requests) throw new Error(`upload ${size.label}: ${slice.requests} answers but only ${stored} images stored`);
+        return slice;
+      },
     };
+    const minimal = bench.loadSide(minimalGroups, uploadLoad(`${minimalNginx.baseUrl}/api/image.php?action=upload`, {}), 'images node');
+    const [bareMeasured, serviceMeasured, minimalMeasured] = await alternate([bare, service, minimal], { rounds: mode.rounds, seconds: mode.uploadSec / mode.rounds });
+    const bareName = `bare sharp pipeline, ${size.label}`;
+    const row = bench.pair(bareName, bareMeasured!, `upload ${size.label} (c=${mode.uploadConnections})`, serviceMeasured!);
+    bench.checks.push({ target: `2. ${row.name}: ≥ 0.85× bare sharp`, met: row.ratio! >= 0.85, detail: `${row.ratio!.toFixed(2)}×` });
+    const minimalName = `minimal upload server, ${size.label} (c=${mode.uploadConnections})`;
+    const minimalRatio = minimalMeasured!.rps / bareMeasured!.rps;
+    bench.rows.push({ name: minimalName, measured: minimalMeasured!, baseline: bareName, ratio: minimalRatio, note: 'a reference, not a target' });
+    log(`  ${minimalName}: ${minimalMeasured!.rps.toFixed(0)} req/s (${minimalRatio.toFixed(2)}× bare; the service ${(serviceMeasured!.rps / minimalMeasured!.rps).toFixed(2)}× this)`);
+  }
+}
 
-    // ---- target 1: tools list and search through nginx with the Redis limiter ----------------------
-    const toolsListPaths = Array.from({ length: TOOLS_LIST_PAGES }, (_, i) => `/api/index.php?action=tools&page=${i + 1}&limit=20`);
-    const searchPaths = SEARCH_QUERIES.map((q) => `/api/index.php?action=search&q=${encodeURIComponent(q)}`);
-    const keyHeader = { 'x-api-key': apiKey };
-    let toolsListRow: Row | undefined;
-    let toolsSearchRow: Row | undefined;
-    if (only.has('tools') || only.has('embedded')) {
-      for (const p of [...toolsListPaths, ...searchPaths]) await expectJson(`${front}${p}`, keyHeader, (b) => b.success === true, p);
-    }
-    if (only.has('tools')) {
-      log('tools list and search vs a minimal Express 5 handler returning the same bytes...');
-      const bodies: Record<string, string> = {};
-      for (const p of [...toolsListPaths, ...searchPaths]) {
-        bodies[p] = Buffer.from(await (await fetch(`${front}${p}`, { headers: keyHeader })).arrayBuffer()).toString('base64');
-      }
-      const bodiesFile = path.join(workDir, 'express-bodies.json');
-      writeFileSync(bodiesFile, JSON.stringify(bodies));
-      const baselineApp = await startService(
-        lifecycle,
-        workDir,
-        'express-baseline',
-        [process.execPath, '--import', 'tsx', 'bench/baselines/express-baseline.ts'],
-        { NODE_ENV: 'production', BODIES_FILE: bodiesFile },
-      );
-      const baselineNginx = await startProjectNginx(lifecycle, path.join(workDir, 'nginx-baseline'), 'nginx (express baseline)', {
-        imagesUpstreams: [`127.0.0.1:${images.port}`],
-        toolsUpstreams: [`127.0.0.1:${baselineApp.port}`],
-        imagesPublicDir: path.join(storageDir, 'public'),
-        clientMaxBodySize: '64m',
-      });
-      const baselineGroups: ProcessGroup[] = [treeGroup('tools node', () => baselineApp.process), treeGroup('nginx', () => baselineNginx.process)];
-      const options = (base: string, paths: string[]): LoadOptions => ({ url: `${base}${paths[0]}`, paths, connections: mode.connections, durationSec: mode.durationSec, headers: keyHeader });
-      toolsListRow = await compare(
-        'express minimal (list bytes)',
-        loadSide(baselineGroups, options(baselineNginx.baseUrl, toolsListPaths)),
-        'tools list (nginx + Redis limiter)',
-        loadSide(toolsGroups, options(front, toolsListPaths)),
-        mode.durationSec,
-      );
-      toolsSearchRow = await compare(
-        'express minimal (search bytes)',
-        loadSide(baselineGroups, options(baselineNginx.baseUrl, searchPaths)),
-        'tools search (nginx + Redis limiter)',
-        loadSide(toolsGroups, options(front, searchPaths)),
-        mode.durationSec,
-      );
-      for (const row of [toolsListRow, toolsSearchRow]) {
-        const cpu = totalCpu(row.measured);
-        checks.push({
-          target: `1. ${row.name}: ≤ 0.35 ms CPU/request, ≥ 0.6× Express`,
-          met: cpu <= 0.35 && row.ratio! >= 0.6,
-          detail: `${cpu.toFixed(3)} ms CPU/request, ${row.ratio!.toFixed(2)}× (c=${mode.connections})`,
-        });
-      }
-    }
+/** No target: what of an upload's CPU is the media work, and what the service's media module adds to bare sharp. */
+async function mediaScenario(bench: Bench, uploads: Uploads): Promise<void> {
+  const { mode, workDir } = bench;
+  log('the media module vs the bare sharp steps, one at a time in one process...');
+  const mediaSteps = (steps: 'bare' | 'service', file: string): Side =>
+    bench.scriptSide(`media steps (${steps})`, 'bench/baselines/media-steps.ts', (seconds) => ({
+      IMAGE_FILE: file,
+      OUT_DIR: workDir,
+      STEPS: steps,
+      ...(mode.smoke ? { OPERATIONS: '3' } : { DURATION_SEC: String(seconds) }),
+    }));
+  for (const size of uploads.sizes) {
+    const file = path.join(workDir, `${size.width}x${size.height}.jpg`);
+    await bench.compare(
+      `bare sharp steps (metadata, thumbnail), ${size.label}, c=1`,
+      mediaSteps('bare', file),
+      `media module (inspect, prepare, thumbnail), ${size.label}, c=1`,
+      mediaSteps('service', file),
+      mode.uploadSec,
+    );
+  }
+}
 
-    // ---- target 3: images list and keyword search, 1,000 vs many images -----------------------------
-    if (only.has('images-list')) {
-      log(`images list: seeding ${mode.smallImages.toLocaleString('en')} and ${mode.largeImages.toLocaleString('en')} image rows...`);
-      await seedImageRows(imagesDatabaseUrl, 'bench_small', mode.smallImages, log);
-      await seedImageRows(imagesDatabaseUrl, 'bench_large', mode.largeImages, log);
-      const listPaths = (keyword?: string) =>
-        Array.from({ length: LIST_PAGES }, (_, i) => `/api/image.php?action=list&page=${i + 1}&limit=20${keyword ? `&keyword=${keyword}` : ''}`);
-      const check = async (token: string, expectedTotal: number, keyword?: string) => {
-        const body = await expectJson(`${front}${listPaths(keyword)[0]}`, { 'x-api-token': token }, (b) => b.code === 0, 'images list');
-        const total = (body.data as { total: number }).total;
-        if (total !== expectedTotal) throw new Error(`images list${keyword ? ` keyword=${keyword}` : ''}: total ${total}, expected ${expectedTotal}`);
-      };
-      await check(smallToken, mode.smallImages);
-      await check(largeToken, mode.largeImages);
-      await check(smallToken, NEEDLE_MATCHES, NEEDLE);
-      await check(largeToken, NEEDLE_MATCHES, NEEDLE);
-      const options = (token: string, keyword?: string): LoadOptions => {
-        const paths = listPaths(keyword);
-        return { url: `${front}${paths[0]}`, paths, connections: mode.connections, durationSec: mode.durationSec, headers: { 'x-api-token': token } };
-      };
-      const small = `${mode.smallImages.toLocaleString('en')} images`;
-      const large = `${mode.largeImages.toLocaleString('en')} images`;
-      const listRow = await compare(`images list, ${small}`, loadSide(imagesGroups, options(smallToken)), `images list, ${large}`, loadSide(imagesGroups, options(largeToken)), mode.durationSec);
-      const searchRow = await compare(
-        `images keyword search, ${small}`,
-        loadSide(imagesGroups, options(smallToken, NEEDLE)),
-        `images keyword search, ${large}`,
-        loadSide(imagesGroups, options(largeToken, NEEDLE)),
-        mode.durationSec,
-      );
-      for (const row of [listRow, searchRow]) {
-        checks.push({
-          target: `3. ${row.name}: p99 ≤ 20 ms, within 1.2× of 1,000 images`,
-          met: row.measured.p99Ms <= 20 && row.ratio! >= 1 / 1.2,
-          detail: `p99 ${row.measured.p99Ms.toFixed(1)} ms, ${row.ratio!.toFixed(2)}× the req/s of 1,000 images (c=${mode.connections})`,
-        });
-      }
-    }
+/** Target 6: the images service's peak RSS under concurrent large uploads, and no temp file left. */
+async function uploadRssScenario(bench: Bench, uploads: Uploads): Promise<void> {
+  const { mode, imagesGroups, roles } = bench;
+  const mb = (mode.rssUploadBytes / 1024 / 1024).toFixed(0);
+  log(`${mode.rssUploads} concurrent ${mb} MB uploads: peak RSS of the images service...`);
+  const png = await writeLargePng(path.join(bench.workDir, 'large.png'), mode.rssUploadBytes);
+  const { body, contentType } = multipartUpload('large.png', 'image/png', png);
+  const pid = bench.images.process.pid!;
+  resetPeakRss(pid);
+  const before = await snapshotCpu(imagesGroups);
+  const storedBefore = await uploads.storedCount();
+  const result = await load({ url: uploads.url, method: 'POST', connections: mode.rssUploads, amount: mode.rssUploads, headers: { 'x-api-token': bench.uploadToken, 'content-type': contentType }, body });
+  const cpu = await cpuSince(imagesGroups, before);
+  const peak = peakRssBytes(pid) ?? NaN;
+  const stored = (await uploads.storedCount()) - storedBefore;
+  if (result.non2xx + result.errors + result.timeouts > 0 || stored !== mode.rssUploads) {
+    throw new Error(`large uploads: ${stored} of ${mode.rssUploads} stored, ${result.non2xx} non-2xx, ${result.errors} errors`);
+  }
+  const leftovers = readdirSync(path.join(bench.storageDir, 'tmp'));
+  const measured: Measured = {
+    requests: result.requests.total,
+    rps: result.requests.total / result.duration,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    cpuMsPerRequest: Object.fromEntries([...cpu].filter(([g]) => roles[g]).map(([g, ms]) => [roles[g]!, ms / result.requests.total])),
+    peakRssBytes: peak,
+  };
+  const note = `${leftovers.length} temp files left`;
+  bench.rows.push({ name: `${mode.rssUploads} concurrent ${mb} MB uploads`, measured, note });
+  bench.checks.push({
+    target: `6. images service peak RSS ≤ 300 MB under ${mode.rssUploads} concurrent ${mb} MB uploads, no temp file left`,
+    met: peak <= 300 * 1024 * 1024 && leftovers.length === 0,
+    detail: `${(peak / 1024 / 1024).toFixed(0)} MB, ${note}`,
+  });
+  log(`  peak RSS ${(peak / 1024 / 1024).toFixed(0)} MB, ${note}`);
+}
 
-    // ---- uploads (targets 2 and 6) and a real file for /i/ -----------------------------------------
-    const sizes = [
-      { label: '1280×960 JPEG', width: 1280, height: 960 },
-      { label: '4000×3000 JPEG', width: 4000, height: 3000 },
-    ];
-    const uploadUrl = `${front}/api/image.php?action=upload`;
-    const uploadCounts = async (): Promise<{ stored: number; pending: number }> => {
-      const client = new Client({ connectionString: imagesDatabaseUrl });
-      await client.connect();
-      try {
-        const { rows: counted } = await client.query<{ stored: string; pending: string }>(
-          `SELECT count(*) FILTER (WHERE i.status = 'stored') AS stored, count(*) FILTER (WHERE i.status = 'pending') AS pending
-           FROM images i JOIN users u ON u.id = i.user_id WHERE u.name = 'bench_upload'`,
-        );
-        return { stored: Number(counted[0]!.stored), pending: Number(counted[0]!.pending) };
-      } finally {
-        await client.end();
-      }
-    };
-    /**
-     * The stored count once no upload is in flight: a timed autocannon run stops with requests still
-     * being processed, and those must not count in the next scenario.
-     */
-    const storedCount = async (): Promise<number> => {
-      let last = -1;
-      for (;;) {
-        const { stored, pending } = await uploadCounts();
-        if (pending === 0 && stored === last) return stored;
-        last = stored;
-        await new Promise((resolve) => setTimeout(resolve, 300));
-      }
-    };
-    const uploadOnce = async (file: Buffer, name: string): Promise<{ url: string }> => {
-      const { body, contentType } = multipartUpload(name, 'image/jpeg', file);
-      const res = await fetch(uploadUrl, { method: 'POST', headers: { 'x-api-token': uploadToken, 'content-type': contentType }, body });
-      const answer = (await res.json()) as { code: number; msg: string; data?: { url: string } };
-      if (answer.code !== 0 || !answer.data) throw new Error(`upload failed: ${JSON.stringify(answer)}`);
-      return answer.data;
-    };
-    const photos = new Map<string, Buffer>();
-    for (const size of sizes) photos.set(size.label, await writeJpeg(path.join(workDir, `${size.width}x${size.height}.jpg`), size.width, size.height));
+/** Target 4: `/i/` through the project's nginx against nginx serving the same file statically. */
+async function staticScenario(bench: Bench, uploads: Uploads): Promise<void> {
+  const { mode, workDir, front } = bench;
+  log('/i/ through the project nginx vs nginx serving the same file statically...');
+  // A small image (thumbnail-sized): with a large one autocannon, not nginx, sets the pace.
+  const small = await writeJpeg(path.join(workDir, 'small.jpg'), 320, 240);
+  const { url } = await uploads.uploadOnce(small, 'static.jpg');
+  const filePath = new URL(url).pathname;
+  const staticNginx = await startStaticNginx(bench.lifecycle, path.join(workDir, 'nginx-static'), path.join(bench.storageDir, 'public'));
+  const staticGroups: ProcessGroup[] = [treeGroup('nginx', () => staticNginx.process)];
+  for (const base of [staticNginx.baseUrl, front]) {
+    const res = await fetch(`${base}${filePath}`);
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`${base}${filePath}: HTTP ${res.status}`);
+  }
+  const options = (base: string): LoadOptions => ({ url: `${base}${filePath}`, connections: mode.connections, durationSec: mode.durationSec });
+  const kb = (small.length / 1024).toFixed(0);
+  const row = await bench.compare(
+    `nginx static (${kb} KB JPEG)`,
+    bench.loadSide(staticGroups, options(staticNginx.baseUrl)),
+    `/i/ through the project nginx`,
+    bench.loadSide([bench.nginxGroup], options(front)),
+    mode.durationSec,
+  );
+  bench.checks.push({ target: '4. /i/ ≥ 0.9× nginx static', met: row.ratio! >= 0.9, detail: `${row.ratio!.toFixed(2)}×` });
+}
 
-    if (only.has('upload')) {
-      log('uploads vs a bare sharp pipeline in one process, and a minimal upload server for reference...');
-      // The reference: the same image work behind HTTP, multipart and one INSERT, behind its own nginx
-      // rendered from the same template (bench/baselines/minimal-upload-server.ts).
-      const minimalDatabaseUrl = await postgres.createDatabase('bench_minimal');
-      const minimalApp = await startService(
-        lifecycle,
-        workDir,
-        'minimal-upload-server',
-        [process.execPath, '--import', 'tsx', 'bench/baselines/minimal-upload-server.ts'],
-        { NODE_ENV: 'production', DATABASE_URL: minimalDatabaseUrl, OUT_DIR: path.join(workDir, 'minimal-out') },
-      );
-      const minimalNginx = await startProjectNginx(lifecycle, path.join(workDir, 'nginx-minimal'), 'nginx (minimal upload server)', {
-        imagesUpstreams: [`127.0.0.1:${minimalApp.port}`],
-        toolsUpstreams: [`127.0.0.1:${tools.port}`],
-        imagesPublicDir: path.join(workDir, 'minimal-out'),
-        clientMaxBodySize: '64m',
-      });
-      const minimalGroups: ProcessGroup[] = [
-        treeGroup('images node', () => minimalApp.process),
-        postgres.backendGroup('images pg', minimalDatabaseUrl),
-        treeGroup('nginx', () => minimalNginx.process),
-      ];
-      for (const size of sizes) {
-        const file = path.join(workDir, `${size.width}x${size.height}.jpg`);
-        const bytes = photos.get(size.label)!;
-        await uploadOnce(bytes, 'warm.jpg');
-        // The bare pipeline, as its own process (it times its operations and reads its own CPU).
-        const bare = scriptSide('sharp baseline', 'bench/baselines/sharp-baseline.ts', (seconds) => ({
-          IMAGE_FILE: file,
-          OUT_DIR: path.join(workDir, 'sharp-out'),
-          CONCURRENCY: String(mode.uploadConnections),
-          DURATION_SEC: String(seconds),
-        }));
-        const { body, contentType } = multipartUpload('photo.jpg', 'image/jpeg', bytes);
-        const uploads = (url: string, headers: Record<string, string>): LoadOptions => ({
-          url,
-          method: 'POST',
-          connections: mode.uploadConnections,
-          // A smoke run counts uploads rather than time: on a busy machine one may take longer than the run.
-          ...(mode.smoke ? { amount: mode.uploadConnections * 2 } : {}),
-          headers: { ...headers, 'content-type': contentType },
-          body,
-        });
-        const serviceLoad = loadSide(imagesGroups, uploads(uploadUrl, { 'x-api-token': uploadToken }), 'images node');
-        // A timed slice ends with uploads still in flight: each slice waits for them, so that their work
-        // does not fall into the next side's slice, and checks that every answer stored an image (each
-        // was HTTP 200, but an envelope may still say code 1).
-        const service: Side = {
-          async warm() {
-            await serviceLoad.warm();
-            await storedCount();
-          },
-          async slice(seconds) {
-            const storedBefore = await storedCount();
-            const slice = await serviceLoad.slice(seconds);
-            const stored = (await storedCount()) - storedBefore;
-            if (stored < slice.requests) throw new Error(`upload ${size.label}: ${slice.requests} answers but only ${stored} images stored`);
-            return slice;
-          },
-        };
-        const minimal = loadSide(minimalGroups, uploads(`${minimalNginx.baseUrl}/api/image.php?action=upload`, {}), 'images node');
-        const [bareMeasured, serviceMeasured, minimalMeasured] = await alternate([bare, service, minimal], { rounds: mode.rounds, seconds: mode.uploadSec / mode.rounds });
-        const bareName = `bare sharp pipeline, ${size.label}`;
-        const row = pair(bareName, bareMeasured!, `upload ${size.label} (c=${mode.uploadConnections})`, serviceMeasured!);
-        checks.push({ target: `2. ${row.name}: ≥ 0.85× bare sharp`, met: row.ratio! >= 0.85, detail: `${row.ratio!.toFixed(2)}×` });
-        const minimalName = `minimal upload server, ${size.label} (c=${mode.uploadConnections})`;
-        const minimalRatio = minimalMeasured!.rps / bareMeasured!.rps;
-        rows.push({ name: minimalName, measured: minimalMeasured!, baseline: bareName, ratio: minimalRatio, note: 'a reference, not a target' });
-        log(`  ${minimalName}: ${minimalMeasured!.rps.toFixed(0)} req/s (${minimalRatio.toFixed(2)}× bare; the service ${(serviceMeasured!.rps / minimalMeasured!.rps).toFixed(2)}× this)`);
-      }
-    }
+/** Target 5: the embedded `npm start` against the production stack, same tools requests. */
+async function embeddedScenario(bench: Bench, requests: ToolsRequests): Promise<void> {
+  const { mode, workDir, front } = bench;
+  log('embedded npm start vs the production stack...');
+  const dataDir = path.join(workDir, 'embedded');
+  const embedded = await startService(bench.lifecycle, workDir, 'embedded', [process.execPath, '--import', 'tsx', 'scripts/start.ts'], {
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'info',
+    DEFAULT_RATE_LIMIT_PER_HOUR: '2000000000',
+    ANONYMOUS_RATE_LIMIT_PER_HOUR: '2000000000',
+  });
+  const credentials = JSON.parse(readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as { apiKey: string };
+  const embeddedBase = `http://127.0.0.1:${embedded.port}`;
+  const embeddedHeader = { 'x-api-key': credentials.apiKey };
+  for (const p of [...requests.listPaths, ...requests.searchPaths]) await expectJson(`${embeddedBase}${p}`, embeddedHeader, (b) => b.success === true, `embedded ${p}`);
+  const embeddedGroups: ProcessGroup[] = [treeGroup('tools node', () => embedded.process)];
+  for (const [what, paths] of [
+    ['list', requests.listPaths],
+    ['search', requests.searchPaths],
+  ] as const) {
+    const options = (base: string, headers: Record<string, string>): LoadOptions => ({ url: `${base}${paths[0]}`, paths: [...paths], connections: mode.connections, durationSec: mode.durationSec, headers });
+    const row = await bench.compare(
+      `production tools ${what}`,
+      bench.loadSide(bench.toolsGroups, options(front, requests.keyHeader)),
+      `embedded npm start, tools ${what}`,
+      bench.loadSide(embeddedGroups, options(embeddedBase, embeddedHeader)),
+      mode.durationSec,
+    );
+    bench.checks.push({ target: `5. embedded tools ${what} within 2× of production`, met: row.ratio! >= 0.5, detail: `${row.ratio!.toFixed(2)}×` });
+  }
+}
 
-    // What of an upload's CPU is the media work, and what the service's media module adds to bare sharp.
-    if (only.has('media')) {
-      log('the media module vs the bare sharp steps, one at a time in one process...');
-      const mediaSteps = (steps: 'bare' | 'service', file: string): Side =>
-        scriptSide(`media steps (${steps})`, 'bench/baselines/media-steps.ts', (seconds) => ({
-          IMAGE_FILE: file,
-          OUT_DIR: workDir,
-          STEPS: steps,
-          ...(mode.smoke ? { OPERATIONS: '3' } : { DURATION_SEC: String(seconds) }),
-        }));
-      for (const size of sizes) {
-        const file = path.join(workDir, `${size.width}x${size.height}.jpg`);
-        await compare(
-          `bare sharp steps (metadata, thumbnail), ${size.label}, c=1`,
-          mediaSteps('bare', file),
-          `media module (inspect, prepare, thumbnail), ${size.label}, c=1`,
-          mediaSteps('service', file),
-          mode.uploadSec,
-        );
-      }
-    }
+async function main(): Promise<void> {
+  const { mode, only, build, write } = parseArgs(process.argv.slice(2));
+  const startedAt = new Date();
+  const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
+  const workDir = mkdtempSync(path.join(os.tmpdir(), 'bench-'));
+  const lifecycle = createLifecycle(log);
+  lifecycle.onCleanup('work folder', () => rmSync(workDir, { recursive: true, force: true }));
 
-    if (only.has('upload-rss')) {
-      const mb = (mode.rssUploadBytes / 1024 / 1024).toFixed(0);
-      log(`${mode.rssUploads} concurrent ${mb} MB uploads: peak RSS of the images service...`);
-      const png = await writeLargePng(path.join(workDir, 'large.png'), mode.rssUploadBytes);
-      const { body, contentType } = multipartUpload('large.png', 'image/png', png);
-      const pid = images.process.pid!;
-      resetPeakRss(pid);
-      const before = await snapshotCpu(imagesGroups);
-      const storedBefore = await storedCount();
-      const result = await load({ url: uploadUrl, method: 'POST', connections: mode.rssUploads, amount: mode.rssUploads, headers: { 'x-api-token': uploadToken, 'content-type': contentType }, body });
-      const cpu = await cpuSince(imagesGroups, before);
-      const peak = peakRssBytes(pid) ?? NaN;
-      const stored = (await storedCount()) - storedBefore;
-      if (result.non2xx + result.errors + result.timeouts > 0 || stored !== mode.rssUploads) {
-        throw new Error(`large uploads: ${stored} of ${mode.rssUploads} stored, ${result.non2xx} non-2xx, ${result.errors} errors`);
-      }
-      const leftovers = readdirSync(path.join(storageDir, 'tmp'));
-      const measured: Measured = {
-        requests: result.requests.total,
-        rps: result.requests.total / result.duration,
-        p50Ms: result.latency.p50,
-        p99Ms: result.latency.p99,
-        cpuMsPerRequest: Object.fromEntries([...cpu].filter(([g]) => roles[g]).map(([g, ms]) => [roles[g]!, ms / result.requests.total])),
-        peakRssBytes: peak,
-      };
-      const note = `${leftovers.length} temp files left`;
-      rows.push({ name: `${mode.rssUploads} concurrent ${mb} MB uploads`, measured, note });
-      checks.push({
-        target: `6. images service peak RSS ≤ 300 MB under ${mode.rssUploads} concurrent ${mb} MB uploads, no temp file left`,
-        met: peak <= 300 * 1024 * 1024 && leftovers.length === 0,
-        detail: `${(peak / 1024 / 1024).toFixed(0)} MB, ${note}`,
-      });
-      log(`  peak RSS ${(peak / 1024 / 1024).toFixed(0)} MB, ${note}`);
-    }
-
-    // ---- target 4: /i/ through the project's nginx vs nginx static ----------------------------------
-    if (only.has('static')) {
-      log('/i/ through the project nginx vs nginx serving the same file statically...');
-      // A small image (thumbnail-sized): with a large one autocannon, not nginx, sets the pace.
-      const small = await writeJpeg(path.join(workDir, 'small.jpg'), 320, 240);
-      const { url } = await uploadOnce(small, 'static.jpg');
-      const filePath = new URL(url).pathname;
-      const staticNginx = await startStaticNginx(lifecycle, path.join(workDir, 'nginx-static'), path.join(storageDir, 'public'));
-      const staticGroups: ProcessGroup[] = [treeGroup('nginx', () => staticNginx.process)];
-      for (const base of [staticNginx.baseUrl, front]) {
-        const res = await fetch(`${base}${filePath}`);
-        await res.arrayBuffer();
-        if (res.status !== 200) throw new Error(`${base}${filePath}: HTTP ${res.status}`);
-      }
-      const options = (base: string): LoadOptions => ({ url: `${base}${filePath}`, connections: mode.connections, durationSec: mode.durationSec });
-      const kb = (small.length / 1024).toFixed(0);
-      const row = await compare(`nginx static (${kb} KB JPEG)`, loadSide(staticGroups, options(staticNginx.baseUrl)), `/i/ through the project nginx`, loadSide([nginxGroup], options(front)), mode.durationSec);
-      checks.push({ target: '4. /i/ ≥ 0.9× nginx static', met: row.ratio! >= 0.9, detail: `${row.ratio!.toFixed(2)}×` });
-    }
-
-    // ---- target 5: embedded npm start vs the production stack ---------------------------------------
-    if (only.has('embedded')) {
-      log('embedded npm start vs the production stack...');
-      const dataDir = path.join(workDir, 'embedded');
-      const embedded = await startService(lifecycle, workDir, 'embedded', [process.execPath, '--import', 'tsx', 'scripts/start.ts'], {
-        DATA_DIR: dataDir,
-        LOG_LEVEL: 'info',
-        DEFAULT_RATE_LIMIT_PER_HOUR: '2000000000',
-        ANONYMOUS_RATE_LIMIT_PER_HOUR: '2000000000',
-      });
-      const credentials = JSON.parse(readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as { apiKey: string };
-      const embeddedBase = `http://127.0.0.1:${embedded.port}`;
-      const embeddedHeader = { 'x-api-key': credentials.apiKey };
-      for (const p of [...toolsListPaths, ...searchPaths]) await expectJson(`${embeddedBase}${p}`, embeddedHeader, (b) => b.success === true, `embedded ${p}`);
-      const embeddedGroups: ProcessGroup[] = [treeGroup('tools node', () => embedded.process)];
-      for (const [what, paths] of [
-        ['list', toolsListPaths],
-        ['search', searchPaths],
-      ] as const) {
-        const options = (base: string, headers: Record<string, string>): LoadOptions => ({ url: `${base}${paths[0]}`, paths: [...paths], connections: mode.connections, durationSec: mode.durationSec, headers });
-        const row = await compare(
-          `production tools ${what}`,
-          loadSide(toolsGroups, options(front, keyHeader)),
-          `embedded npm start, tools ${what}`,
-          loadSide(embeddedGroups, options(embeddedBase, embeddedHeader)),
-          mode.durationSec,
-        );
-        checks.push({ target: `5. embedded tools ${what} within 2× of production`, met: row.ratio! >= 0.5, detail: `${row.ratio!.toFixed(2)}×` });
-      }
-    }
+  try {
+    const bench = await startBench(mode, lifecycle, workDir, build);
+    const tools = await toolsRequests(bench, only);
+    if (only.has('tools')) await toolsScenario(bench, tools);
+    if (only.has('images-list')) await imagesListScenario(bench);
+    // The two photos are written on every run; the upload and media scenarios read them.
+    const uploads = await prepareUploads(bench);
+    if (only.has('upload')) await uploadScenario(bench, uploads);
+    if (only.has('media')) await mediaScenario(bench, uploads);
+    if (only.has('upload-rss')) await uploadRssScenario(bench, uploads);
+    if (only.has('static')) await staticScenario(bench, uploads);
+    if (only.has('embedded')) await embeddedScenario(bench, tools);
 
     const finishedAt = new Date();
     const report = [
-      table(rows),
+      table(bench.rows),
       '',
-      targetsTable(checks),
+      targetsTable(bench.checks),
       '',
       `Run: \`${command}\` at ${codeVersion()} on ${machineLine()}; ${startedAt.toISOString()} to ${finishedAt.toISOString()}.`,
     ].join('\n');
@@ -631,13 +741,13 @@ function codeVersion(): string {
   }
 }
 
+/** Replaces the run in bench/results.md, keeping its introduction: the runs before are in git. */
 function writeResults(report: string, mode: Mode): void {
   const file = path.join(ROOT, 'bench', 'results.md');
   const previous = existsSync(file) ? readFileSync(file, 'utf8') : '';
   const intro = previous.split('\n## ')[0]!.trim() || '# Benchmark results';
-  const runs = previous.includes('\n## ') ? previous.slice(previous.indexOf('\n## ') + 1) : '';
   const heading = `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC — ${os.cpus().length} cores${mode.smoke ? ' (smoke)' : ''}`;
-  writeFileSync(file, `${intro}\n\n${heading}\n\n${report}\n\n${runs}`.replace(/\n{3,}/g, '\n\n'));
+  writeFileSync(file, `${intro}\n\n${heading}\n\n${report}\n`.replace(/\n{3,}/g, '\n\n'));
   log(`wrote ${path.relative(ROOT, file)}`);
 }
 

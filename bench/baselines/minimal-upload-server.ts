@@ -5,7 +5,7 @@
  * records the upload with one INSERT (DATABASE_URL, autocommit), then answers a small JSON envelope.
  * Started behind the same rendered nginx as the images service, it shows what HTTP, multipart and
  * a database add to bare sharp by themselves; the images service adds its guarantees on top of that
- * (see README "Benchmark").
+ * (see docs/benchmarks.md).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';

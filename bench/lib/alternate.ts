@@ -2,11 +2,9 @@
  * A baseline and its subject (and any reference beside them) measured in alternating slices rather
  * than one after the other.
  *
- * This kind of machine drifts: within one run of the bench, the same requests to the same process have
- * cost 40 % more CPU a few minutes apart. Measured back to back, a ratio took whatever the machine did
- * in between and moved by up to 0.15 from run to run. Cut into rounds, the baseline first in odd
- * rounds and the subject first in even ones, both sides share the drift, and the ratio is of the two
- * sums.
+ * This kind of machine drifts by more than most changes within minutes (docs/benchmarks.md, "Noise on
+ * these machines"). Cut into rounds, the baseline first in odd rounds and the subject first in even
+ * ones, both sides share the drift, and the ratio is of the two sums.
  */
 import autocannon from 'autocannon';
 import type { Measured, Role } from './report';
