@@ -4,7 +4,7 @@ import { UserAdminError, type UserAdmin } from '../users/user-admin';
 import { userAdminRefusal } from '../users/user-admin-refusal';
 import type { UserRow, UsersRepository } from '../users/users-repository';
 import type { CredentialKind, CredentialsRepository } from './credentials-repository';
-import { hashPassword, needsRehash, verifyPassword } from './passwords';
+import { hashPassword, needsRehash, verifyPassword } from '../users/passwords';
 import type { SignInLimiter, SignInVerdict } from './sign-in-limiter';
 import { generateToken, hashToken } from './tokens';
 
