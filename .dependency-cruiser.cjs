@@ -2,7 +2,7 @@
  * Import rules for the monorepo (`npm run lint:deps`). Each service is a tower of its own: no file
  * loops inside it, no service imports the other, and the shared kit under packages/ never imports a
  * service. Loops between a service's top-level src folders (src/auth ⇄ src/users) are checked by
- * scripts/check-folder-cycles.ts, because dependency-cruiser's `circular` rule only sees file cycles.
+ * scripts/check-dependencies.ts, because dependency-cruiser's `circular` rule only sees file cycles.
  * @type {import('dependency-cruiser').IConfiguration}
  */
 module.exports = {
@@ -16,14 +16,14 @@ module.exports = {
     },
     {
       name: 'images-not-from-tools',
-      comment: 'The services are independent: neither imports the other (docs/DESIGN: two towers).',
+      comment: 'The services are independent: neither imports the other (DESIGN.md: two towers).',
       severity: 'error',
       from: { path: '^services/tools/' },
       to: { path: '^services/images/' },
     },
     {
       name: 'tools-not-from-images',
-      comment: 'The services are independent: neither imports the other (docs/DESIGN: two towers).',
+      comment: 'The services are independent: neither imports the other (DESIGN.md: two towers).',
       severity: 'error',
       // The web app's browser tests boot the whole platform as `npm start` does (both services behind
       // the front door), so their one harness file is the exception, as scripts/ is.

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../errors/app-error';
+import { hashPassword, needsRehash, verifyPassword } from '../users/passwords';
 import { UserAdminError, type UserAdmin } from '../users/user-admin';
 import { userAdminRefusal } from '../users/user-admin-refusal';
 import type { UserRow, UsersRepository } from '../users/users-repository';
 import type { CredentialKind, CredentialsRepository } from './credentials-repository';
-import { hashPassword, needsRehash, verifyPassword } from '../users/passwords';
 import type { SignInLimiter, SignInVerdict } from './sign-in-limiter';
 import { generateToken, hashToken } from './tokens';
 
