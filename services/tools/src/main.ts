@@ -2,7 +2,8 @@ import { loadConfig, type ToolsConfig } from './config';
 import { ensureDemoData } from './demo';
 import { createAppServer } from './http/app-server';
 import { installClientErrorEnvelope } from './http/client-error';
-import { createLogger, openToolsService } from './open-service';
+import { createLogger } from './logger';
+import { openToolsService } from './open-service';
 
 async function main(): Promise<void> {
   let config: ToolsConfig;

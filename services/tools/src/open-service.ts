@@ -1,7 +1,7 @@
 import type express from 'express';
 import type { Knex } from 'knex';
 import type { Redis } from 'ioredis';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { serveAdminCommands } from './admin/admin-socket';
 import { runAdminCommand } from './admin/commands';
 import { createApp, createReadiness, type Readiness } from './app';
@@ -9,30 +9,12 @@ import { memoryKeyVersion, redisKeyVersion } from './auth/key-version';
 import type { ToolsConfig } from './config';
 import { claimEmbeddedDatabase } from './db/embedded-owner';
 import { migrateToLatest, openDb } from './db/open-db';
+import { createLogger } from './logger';
 import { createCatalogRepository } from './catalog/catalog-repository';
 import { reindexStaleSearchDocuments } from './catalog/search-index';
 import { createMetrics, type Metrics } from './metrics/metrics';
 import { openRedis, waitForRedis } from './ratelimit/redis-connection';
 import { createRequestLimiter } from './ratelimit/request-limiter';
-
-/**
- * The service's logger. `buffered` (the running service): lines go to stdout in writes of 4 KB rather
- * than one write per request line, flushed at least every second and when the process exits; a process
- * killed outright (SIGKILL, out of memory) loses at most that last second of lines.
- */
-export function createLogger(config: Pick<ToolsConfig, 'logLevel'>, options: { buffered?: boolean } = {}): Logger {
-  if (!options.buffered) return pino({ level: config.logLevel, base: { service: 'tools' } });
-  const destination = pino.destination({ dest: 1, minLength: 4096, sync: false });
-  setInterval(() => destination.flush(), 1000).unref();
-  process.once('exit', () => {
-    try {
-      destination.flushSync();
-    } catch {
-      // nothing left to write, or stdout is gone
-    }
-  });
-  return pino({ level: config.logLevel, base: { service: 'tools' } }, destination);
-}
 
 /** Opens the db, migrates, connects Redis (when configured) and builds the app; does not listen. */
 export async function openToolsService(

@@ -1,7 +1,7 @@
 import { AppError } from '../errors/app-error';
-import { Messages } from '../errors/messages';
 import { UserAdminError, type UserAdmin } from '../users/user-admin';
-import { userAdminRefusal, type AuthService, type Principal } from './auth-service';
+import { userAdminRefusal } from '../users/user-admin-refusal';
+import type { AuthService, Principal } from './auth-service';
 import type { CredentialsRepository } from './credentials-repository';
 import { generateToken, hashToken } from './tokens';
 
@@ -26,7 +26,7 @@ export function createAccountService(deps: {
   async function createNamedToken(principal: Principal, name: string) {
     const token = generateToken();
     const created = await credentials.createNamed(principal.user.id, name, hashToken(token), MAX_NAMED_TOKENS);
-    if (!created) throw new AppError(Messages.tooManyTokens, 200);
+    if (!created) throw new AppError('tooManyTokens', 200);
     return { id: created.id, name, token, create_time: formatTime(created.createdAt) };
   }
 
@@ -59,7 +59,7 @@ export function createAccountService(deps: {
     createNamedToken,
 
     async revokeNamedToken(principal: Principal, id: number): Promise<void> {
-      if (!(await credentials.deleteNamed(principal.user.id, id))) throw new AppError(Messages.tokenNotFound, 200);
+      if (!(await credentials.deleteNamed(principal.user.id, id))) throw new AppError('tokenNotFound', 200);
     },
 
     /**

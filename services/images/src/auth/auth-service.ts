@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { AppError } from '../errors/app-error';
-import { Messages } from '../errors/messages';
+import { hashPassword, needsRehash, verifyPassword } from '../users/passwords';
 import { UserAdminError, type UserAdmin } from '../users/user-admin';
+import { userAdminRefusal } from '../users/user-admin-refusal';
 import type { UserRow, UsersRepository } from '../users/users-repository';
 import type { CredentialKind, CredentialsRepository } from './credentials-repository';
-import { hashPassword, needsRehash, verifyPassword } from './passwords';
 import type { SignInLimiter, SignInVerdict } from './sign-in-limiter';
 import { generateToken, hashToken } from './tokens';
 
@@ -30,24 +30,8 @@ const RECALL_MS = 60 * 1000;
 /** Principals recalled at most (all forgotten when full): one per token in use. */
 const MAX_RECALLED = 10_000;
 
-export function userAdminRefusal(error: UserAdminError): AppError {
-  const messages: Record<UserAdminError['failure'], string> = {
-    'name-invalid': Messages.userNameInvalid,
-    'name-taken': Messages.userNameTaken,
-    'user-missing': Messages.userNotFound,
-    'group-missing': Messages.groupNotFound,
-    'password-unacceptable': Messages.passwordUnacceptable,
-    'group-name-invalid': Messages.groupNameInvalid,
-    'group-name-taken': Messages.groupExists,
-    'group-limit-invalid': Messages.groupLimitInvalid,
-    'default-group-name': Messages.defaultGroupName,
-    'last-admin': Messages.lastAdmin,
-  };
-  return new AppError(messages[error.failure], 200);
-}
-
 function throttled(verdict: SignInVerdict): AppError {
-  return new AppError(Messages.signInThrottled, 200, { 'Retry-After': String(verdict.retryAfterSeconds) });
+  return new AppError('signInThrottled', 200, { 'Retry-After': String(verdict.retryAfterSeconds) });
 }
 
 export function createAuthService(deps: {
@@ -76,11 +60,11 @@ export function createAuthService(deps: {
   return {
     /** The principal of a credential; `请先登录` for a missing, unknown, revoked, expired or disabled one alike. */
     async authenticate(token: string | undefined): Promise<Principal> {
-      if (!token || token.length > MAX_TOKEN_LENGTH) throw new AppError(Messages.notLoggedIn, 200);
+      if (!token || token.length > MAX_TOKEN_LENGTH) throw new AppError('notLoggedIn', 200);
       const now = deps.clock();
       const digest = hashToken(token);
       const found = await credentials.findLive(digest, now);
-      if (!found) throw new AppError(Messages.notLoggedIn, 200);
+      if (!found) throw new AppError('notLoggedIn', 200);
       if (!found.credential.lastUsedAt || now.getTime() - found.credential.lastUsedAt.getTime() > TOUCH_EVERY_MS) {
         await credentials.touch(found.credential.id, now);
       }
@@ -113,16 +97,16 @@ export function createAuthService(deps: {
      * older cost is replaced with one at today's.
      */
     async signIn(input: { name: string; password: string; address: string }): Promise<SignedIn> {
-      if (input.name.trim() === '' || input.password === '') throw new AppError(Messages.credentialsRequired, 200);
+      if (input.name.trim() === '' || input.password === '') throw new AppError('credentialsRequired', 200);
       const byAddress = await limiter.countAttempt(input.address);
       if (!byAddress.allowed) throw throttled(byAddress);
       const byAccount = await limiter.takePasswordCheck(input.name);
       if (!byAccount.allowed) throw throttled(byAccount);
       const found = await users.findForSignIn(input.name);
       const matches = await verifyPassword(input.password, found?.passwordHash ?? (await unknownUserHash));
-      if (!found || !found.passwordHash || !matches) throw new AppError(Messages.invalidCredentials, 200);
+      if (!found || !found.passwordHash || !matches) throw new AppError('invalidCredentials', 200);
       await limiter.passwordAccepted(input.name);
-      if (found.user.disabled) throw new AppError(Messages.accountDisabled, 200);
+      if (found.user.disabled) throw new AppError('accountDisabled', 200);
       if (needsRehash(found.passwordHash)) await users.setPasswordHash(found.user.id, await hashPassword(input.password), null);
       return startSession(found.user);
     },
@@ -136,7 +120,7 @@ export function createAuthService(deps: {
       if (!byAccount.allowed) throw throttled(byAccount);
       const found = await users.findForSignIn(user.name);
       const matches = await verifyPassword(password, found?.passwordHash ?? (await unknownUserHash));
-      if (!found?.passwordHash || found.user.id !== user.id || !matches) throw new AppError(Messages.wrongPassword, 200);
+      if (!found?.passwordHash || found.user.id !== user.id || !matches) throw new AppError('wrongPassword', 200);
       await limiter.passwordAccepted(user.name);
     },
 
@@ -151,7 +135,7 @@ export function createAuthService(deps: {
      * limited per address more strictly than sign-ins, and a taken name costs the same work as a free one.
      */
     async register(input: { name: string; password: string; address: string }): Promise<SignedIn> {
-      if (!deps.registration.enabled) throw new AppError(Messages.registrationClosed, 200);
+      if (!deps.registration.enabled) throw new AppError('registrationClosed', 200);
       const byAddress = await limiter.countAttempt(input.address);
       if (!byAddress.allowed) throw throttled(byAddress);
       const registrations = await limiter.countRegistration(input.address);

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { hashToken } from './tokens';
+import { generateToken, hashToken } from './tokens';
 
 /** The row a sealed token belongs to: its user and the token's digest, which the row stores beside it. */
 export interface SealedFor {
@@ -18,7 +18,7 @@ export interface SealedFor {
 export function createTokenVault(key: Buffer) {
   if (key.length !== 32) throw new Error('the token encryption key must be 32 bytes');
   const userData = (userId: number) => Buffer.from(`account-token:user:${userId}`);
-  return {
+  const vault = {
     seal(token: string, owner: Pick<SealedFor, 'userId'>): string {
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', key, iv);
@@ -41,7 +41,14 @@ export function createTokenVault(key: Buffer) {
         return null;
       }
     },
+
+    /** A new account token with its digest (for lookup) and its seal for the row of the user it goes to. */
+    issue() {
+      const token = generateToken();
+      return { token, stored: { hash: hashToken(token), seal: (userId: number) => vault.seal(token, { userId }) } };
+    },
   };
+  return vault;
 }
 
 export type TokenVault = ReturnType<typeof createTokenVault>;

@@ -1,5 +1,4 @@
 import { AppError } from '../errors/app-error';
-import { Messages } from '../errors/messages';
 import type { UserRow } from '../users/users-repository';
 import type { CategoriesRepository } from './categories-repository';
 
@@ -20,22 +19,22 @@ export function createCategoriesService(deps: { categories: CategoriesRepository
 
     async rename(user: UserRow, categoryId: number, name: string) {
       const outcome = await deps.categories.rename(user.id, categoryId, name);
-      if (outcome === 'missing') throw new AppError(Messages.categoryNotFound, 200);
-      if (outcome === 'taken') throw new AppError(Messages.categoryExists, 200);
+      if (outcome === 'missing') throw new AppError('categoryNotFound', 200);
+      if (outcome === 'taken') throw new AppError('categoryExists', 200);
       return { id: categoryId, name };
     },
 
     /** Deletes the category; its images go to the default category in the same transaction. */
     async delete(user: UserRow, categoryId: number) {
       const result = await deps.categories.deleteMovingImages(user.id, categoryId);
-      if (result.outcome !== 'deleted') throw new AppError(result.outcome === 'default' ? Messages.defaultCategoryLocked : Messages.categoryNotFound, 200);
+      if (result.outcome !== 'deleted') throw new AppError(result.outcome === 'default' ? 'defaultCategoryLocked' : 'categoryNotFound', 200);
       return { id: categoryId, moved: result.moved };
     },
 
     /** `name` is already a valid category name (see category-name.ts). */
     async create(user: UserRow, name: string) {
       const created = await deps.categories.create(user.id, name);
-      if (!created) throw new AppError(Messages.categoryExists, 200);
+      if (!created) throw new AppError('categoryExists', 200);
       return { id: created.id, name };
     },
   };

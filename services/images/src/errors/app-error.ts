@@ -1,15 +1,17 @@
+import type { MessageKey } from './messages';
+
 /**
- * An expected failure. The error middleware answers it in the service's envelope with this message,
- * this HTTP status and these extra headers; anything else thrown is an unexpected fault (logged in
- * full, answered with the generic 500).
+ * An expected failure, named by its message key. The error middleware answers it in the service's
+ * envelope with the key's text, this HTTP status and these extra headers; anything else thrown is an
+ * unexpected fault (logged in full, answered with the generic 500). Code compares `key`, never text.
  */
 export class AppError extends Error {
   constructor(
-    message: string,
+    readonly key: MessageKey,
     readonly status: number,
     readonly headers: Readonly<Record<string, string>> = {},
   ) {
-    super(message);
+    super(key);
     this.name = 'AppError';
   }
 }

@@ -1,4 +1,4 @@
-/** Every envelope message the service sends; openapi.yaml lists the same set. */
+/** Every envelope message the service sends, by key; openapi.yaml lists the same set of texts. */
 export const Messages = {
   ok: '成功',
   uploaded: '上传成功',
@@ -62,4 +62,11 @@ export const Messages = {
   internalError: '服务器内部错误',
 } as const;
 
-export type Message = (typeof Messages)[keyof typeof Messages];
+/** A key of the message table: what errors carry and code compares (a typo does not compile). */
+export type MessageKey = keyof typeof Messages;
+export type Message = (typeof Messages)[MessageKey];
+
+/** The text a client reads for a key. */
+export function messageText(key: MessageKey): Message {
+  return Messages[key];
+}

@@ -6,7 +6,7 @@ import { bodyOrQuery, bodyText, parseId, parseOptionalBoolean, parseOptionalByte
 
 function requiredBytes(value: unknown): number {
   const bytes = parseOptionalBytes(value);
-  if (bytes === undefined) throw new AppError(Messages.badParameter, 200);
+  if (bytes === undefined) throw new AppError('badParameter', 200);
   return bytes;
 }
 

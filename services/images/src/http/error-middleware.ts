@@ -1,19 +1,19 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError } from '../errors/app-error';
-import { Messages } from '../errors/messages';
+import { Messages, messageText } from '../errors/messages';
 import { fail, sendEnvelope } from './envelope';
 import { requestLog } from './request-observation';
 
 /** Any path no route answers. */
 export const notFound: RequestHandler = (_req, _res, next) => {
-  next(new AppError(Messages.unknownAction, 404));
+  next(new AppError('unknownAction', 404));
 };
 
 /** A body parser's refusal (malformed or oversized body) as the client error it is; null for anything else. */
 function bodyRefusal(error: { status?: unknown; type?: unknown }): AppError | null {
   const status = typeof error.status === 'number' ? error.status : 0;
   const parserRefused = (typeof error.type === 'string' && error.type.startsWith('entity.')) || (status >= 400 && status < 500);
-  return parserRefused ? new AppError(Messages.malformedRequest, 200) : null;
+  return parserRefused ? new AppError('malformedRequest', 200) : null;
 }
 
 /** The machine's disk is full (or over its quota): a fault of the server, never of the request. */
@@ -31,7 +31,7 @@ export const errorMiddleware: ErrorRequestHandler = (error, req, res, _next) => 
   }
   const expected = error instanceof AppError ? error : bodyRefusal(error ?? {});
   if (expected) {
-    sendEnvelope(res.set(expected.headers).status(expected.status), fail(expected.message));
+    sendEnvelope(res.set(expected.headers).status(expected.status), fail(messageText(expected.key)));
     return;
   }
   if (isStorageFull(error)) {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { categoryNameSchema } from '../categories/category-name';
 import { AppError } from '../errors/app-error';
-import { Messages } from '../errors/messages';
+import type { MessageKey } from '../errors/messages';
 import { BULK_MAX_IDS } from '../images/bulk-service';
 
 /**
@@ -74,18 +74,18 @@ const clampedLimit = z
   .regex(/^\s*[1-9]\d*\s*$/)
   .transform((text) => Math.min(Number(text.trim()), LIST_MAX_LIMIT));
 
-function parseOr<T>(schema: z.ZodType<T>, value: unknown, message = Messages.badParameter): T {
+function parseOr<T>(schema: z.ZodType<T>, value: unknown, refusal: MessageKey = 'badParameter'): T {
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new AppError(message, 200);
+  if (!parsed.success) throw new AppError(refusal, 200);
   return parsed.data;
 }
 
 /** The action, if `method` may call it; anything else is `不支持的操作` (so a prefetch never deletes). */
 export function parseAction(query: RawFields, method: string): ActionName {
   const action = query.action;
-  if (typeof action !== 'string' || !Object.hasOwn(ACTIONS, action)) throw new AppError(Messages.unknownAction, 200);
+  if (typeof action !== 'string' || !Object.hasOwn(ACTIONS, action)) throw new AppError('unknownAction', 200);
   const name = action as ActionName;
-  if (ACTIONS[name].method !== (method === 'HEAD' ? 'GET' : method)) throw new AppError(Messages.unknownAction, 200);
+  if (ACTIONS[name].method !== (method === 'HEAD' ? 'GET' : method)) throw new AppError('unknownAction', 200);
   return name;
 }
 
@@ -134,7 +134,7 @@ export interface PageQuery {
 export function parseLinksFlag(value: unknown): boolean {
   if (value === undefined || value === '' || value === '0') return false;
   if (value === '1') return true;
-  throw new AppError(Messages.badParameter, 200);
+  throw new AppError('badParameter', 200);
 }
 
 export function parsePageQuery(query: RawFields): PageQuery {
@@ -146,7 +146,7 @@ export function parsePageQuery(query: RawFields): PageQuery {
   if (query.keyword !== undefined) {
     keyword = parseOr(keywordSchema, query.keyword).trim();
     // Stored names never hold control characters, and Postgres refuses NUL in text outright.
-    if (/\p{Cc}/u.test(keyword)) throw new AppError(Messages.badParameter, 200);
+    if (/\p{Cc}/u.test(keyword)) throw new AppError('badParameter', 200);
     if (keyword === '') keyword = undefined;
   }
   return { page, limit, categoryId, keyword };
@@ -172,8 +172,8 @@ export function parseSignedLink(query: RawFields): { id: number; sig: string } |
 /** `ids`: a JSON array, a comma-separated list, or the parameter repeated; 1 to 1000 positive integers. */
 export function parseIds(value: unknown): number[] {
   const items = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : typeof value === 'number' ? [value] : [];
-  if (items.length === 0) throw new AppError(Messages.badParameter, 200);
-  if (items.length > BULK_MAX_IDS) throw new AppError(Messages.tooManyIds, 200);
+  if (items.length === 0) throw new AppError('badParameter', 200);
+  if (items.length > BULK_MAX_IDS) throw new AppError('tooManyIds', 200);
   return items.map((item) => parseId(item));
 }
 
@@ -181,7 +181,7 @@ export function parseIds(value: unknown): number[] {
 export function parseIdOrIds(body: RawFields, query: RawFields): { id: number } | { ids: number[] } {
   const id = bodyOrQuery(body, query, 'id');
   const ids = bodyOrQuery(body, query, 'ids');
-  if (ids !== undefined && id !== undefined) throw new AppError(Messages.badParameter, 200);
+  if (ids !== undefined && id !== undefined) throw new AppError('badParameter', 200);
   return ids !== undefined ? { ids: parseIds(ids) } : { id: parseId(id) };
 }
 
@@ -194,7 +194,7 @@ export function parseOptionalBoolean(value: unknown): boolean | undefined {
   if (value === undefined || value === '') return undefined;
   if (value === true || value === 'true' || value === '1') return true;
   if (value === false || value === 'false' || value === '0') return false;
-  throw new AppError(Messages.badParameter, 200);
+  throw new AppError('badParameter', 200);
 }
 
 /** A byte count: a whole number ≥ 0 (as digits, or a JSON number). */
@@ -205,7 +205,7 @@ export function parseOptionalBytes(value: unknown): number | undefined {
 
 export function parseUploadClient(value: unknown): 'sharex' | 'picgo' {
   if (value === 'sharex' || value === 'picgo') return value;
-  throw new AppError(Messages.badParameter, 200);
+  throw new AppError('badParameter', 200);
 }
 
 /** A name for a named token: as a category name, 1-64 characters without control characters. */

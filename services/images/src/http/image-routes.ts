@@ -52,16 +52,16 @@ export interface ImageRoutesDeps {
 
 function uploadOutcome(error: unknown): UploadOutcome {
   if (!(error instanceof AppError)) return 'failed';
-  switch (error.message) {
-    case Messages.notLoggedIn:
+  switch (error.key) {
+    case 'notLoggedIn':
       return 'rejected_auth';
-    case Messages.fileTooLarge:
+    case 'fileTooLarge':
       return 'rejected_size';
-    case Messages.quotaExceeded:
+    case 'quotaExceeded':
       return 'rejected_quota';
-    case Messages.unsupportedType:
-    case Messages.tooManyPixels:
-    case Messages.corruptImage:
+    case 'unsupportedType':
+    case 'tooManyPixels':
+    case 'corruptImage':
       return 'rejected_type';
     default:
       return 'rejected_input';
@@ -77,8 +77,8 @@ const CONFIRMS_CREDENTIAL: ReadonlySet<ActionName> = new Set(['list', 'trash']);
 /** The account area needs a signed-in session; the admin actions, an admin's. */
 function requireAccess(action: ActionName, principal: Principal): void {
   const access = ACTIONS[action].access;
-  if ((access === 'session' || access === 'admin') && principal.credential.kind !== 'session') throw new AppError(Messages.signInRequired, 200);
-  if (access === 'admin' && !principal.user.isAdmin) throw new AppError(Messages.forbidden, 200);
+  if ((access === 'session' || access === 'admin') && principal.credential.kind !== 'session') throw new AppError('signInRequired', 200);
+  if (access === 'admin' && !principal.user.isAdmin) throw new AppError('forbidden', 200);
 }
 
 export function createImageRoutes(deps: ImageRoutesDeps): express.Router {
@@ -155,7 +155,7 @@ export function createImageRoutes(deps: ImageRoutesDeps): express.Router {
         principal = guess ?? (await auth.authenticate(token));
       }
       const idempotencyKey = parseIdempotencyKey(req.get('idempotency-key'));
-      if (!body.file || body.file.size === 0) throw new AppError(Messages.noFile, 200);
+      if (!body.file || body.file.size === 0) throw new AppError('noFile', 200);
       const categoryId = parseOptionalId(body.fields.category_id ?? req.query.category_id);
       request = { file: body.file, categoryId, idempotencyKey };
     } catch (error) {
@@ -231,7 +231,7 @@ export function createImageRoutes(deps: ImageRoutesDeps): express.Router {
     res.locals.metricsRoute = 'thumb';
     const request = parseSignedLink(req.query);
     const found = request && (await deps.thumbnails.thumbnail(request.id, request.sig));
-    if (!found) throw new AppError(Messages.imageNotFound, 404);
+    if (!found) throw new AppError('imageNotFound', 404);
     const { object, mimeType } = found;
     res.set({
       'Content-Type': mimeType,

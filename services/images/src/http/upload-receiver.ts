@@ -3,7 +3,7 @@ import { pipeline, Transform } from 'node:stream';
 import type { Request, Response } from 'express';
 import multer from 'multer';
 import { AppError } from '../errors/app-error';
-import { Messages, type Message } from '../errors/messages';
+import type { MessageKey } from '../errors/messages';
 import type { ReceivedFile } from '../images/upload-service';
 import type { TempFiles } from '../storage/temp-files';
 
@@ -33,11 +33,11 @@ export interface ReceivedBody {
 
 type FileDone = Parameters<multer.StorageEngine['_handleFile']>[2];
 
-function messageForMulterError(error: multer.MulterError, expectsFile: boolean): Message {
-  if (error.code === 'LIMIT_FILE_SIZE') return Messages.fileTooLarge;
+function refusalForMulterError(error: multer.MulterError, expectsFile: boolean): MessageKey {
+  if (error.code === 'LIMIT_FILE_SIZE') return 'fileTooLarge';
   // A file part under another name than `file` is the "wrong field name" case of an upload.
-  if (expectsFile && error.code === 'LIMIT_UNEXPECTED_FILE' && error.field !== 'file') return Messages.noFile;
-  return Messages.badParameter;
+  if (expectsFile && error.code === 'LIMIT_UNEXPECTED_FILE' && error.field !== 'file') return 'noFile';
+  return 'badParameter';
 }
 
 /** An error of the machine (a write to a full disk), not of the request: it must never be blamed on the client. */
@@ -62,9 +62,9 @@ function runMultipart(handler: (req: Request, res: Response, next: (error?: unkn
     handler(req, res, (error?: unknown) => {
       if (!error) return resolve();
       if (error instanceof AppError || isSystemError(error)) return reject(error);
-      if (error instanceof multer.MulterError) return reject(new AppError(messageForMulterError(error, expectsFile), 200));
+      if (error instanceof multer.MulterError) return reject(new AppError(refusalForMulterError(error, expectsFile), 200));
       // "Unexpected end of form", "Malformed part header", "Multipart: Boundary not found", ...
-      reject(new AppError(Messages.malformedRequest, 200));
+      reject(new AppError('malformedRequest', 200));
     });
   });
 }

@@ -1,5 +1,4 @@
 import { AppError } from '../errors/app-error';
-import { Messages } from '../errors/messages';
 import type { UserRow } from '../users/users-repository';
 import type { ImageFiles } from './image-files';
 import type { ImagesRepository, Move } from './images-repository';
@@ -20,7 +19,7 @@ export function createBinService(deps: { images: ImagesRepository; files: ImageF
 
   async function move(userId: number, id: number, step: Move, deletionNonce?: string | null): Promise<void> {
     const image = await images.startStep(id, step, { userId, deletionNonce });
-    if (!image) throw new AppError(Messages.imageNotFound, 200);
+    if (!image) throw new AppError('imageNotFound', 200);
     try {
       await files.place(image, step.to === 'binned' ? 'bin' : 'public');
     } catch (error) {
@@ -81,14 +80,14 @@ export function createBinService(deps: { images: ImagesRepository; files: ImageF
         await move(image.userId, id, TO_BIN, image.deletionNonce);
         return true;
       } catch (error) {
-        if (error instanceof AppError && error.message === Messages.imageNotFound) return false;
+        if (error instanceof AppError && error.key === 'imageNotFound') return false;
         throw error;
       }
     },
 
     /** Permanently removes one image from the user's bin and frees its bytes. */
     async purge(user: UserRow, id: number): Promise<void> {
-      if (!(await purgeImage(id, { userId: user.id }))) throw new AppError(Messages.imageNotFound, 200);
+      if (!(await purgeImage(id, { userId: user.id }))) throw new AppError('imageNotFound', 200);
     },
 
     purgeBinned,

@@ -1,7 +1,6 @@
 import type { Principal } from '../auth/auth-service';
 import type { CategoriesRepository } from '../categories/categories-repository';
 import { AppError } from '../errors/app-error';
-import { Messages } from '../errors/messages';
 import type { ImageViews, ListItem } from './image-views';
 import type { ImagesRepository, ImageStatus, ListedImage } from './images-repository';
 
@@ -41,7 +40,7 @@ export function createListingService(deps: { images: ImagesRepository; categorie
     const { user } = principal;
     // A category filter must name one of the user's categories, as on upload.
     if (request.categoryId !== undefined && !(await categories.findOwned(user.id, request.categoryId))) {
-      throw new AppError(Messages.categoryNotFound, 200);
+      throw new AppError('categoryNotFound', 200);
     }
     const found = await images.list({
       userId: user.id,
@@ -52,7 +51,7 @@ export function createListingService(deps: { images: ImagesRepository; categorie
       limit: request.limit,
       offset: (request.page - 1) * request.limit,
     });
-    if (!found) throw new AppError(Messages.notLoggedIn, 200);
+    if (!found) throw new AppError('notLoggedIn', 200);
     return { list: found.rows.map(show), total: found.total, page: request.page, limit: request.limit };
   }
 

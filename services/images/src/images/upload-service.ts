@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { CategoriesRepository } from '../categories/categories-repository';
 import { AppError } from '../errors/app-error';
-import { Messages } from '../errors/messages';
+import type { MessageKey } from '../errors/messages';
 import { MediaError, type ImageInput, type MediaProcessor } from '../media/media-processor';
 import type { Storage } from '../storage/storage';
 import type { Principal } from '../auth/auth-service';
@@ -78,13 +78,13 @@ export function cleanOriginalName(name: string, fallbackExtension: string): stri
 }
 
 function refusalFor(error: MediaError): AppError {
-  const messages: Record<MediaError['failure'], string> = {
-    unsupported: Messages.unsupportedType,
-    'too-many-pixels': Messages.tooManyPixels,
-    corrupt: Messages.corruptImage,
-    'heic-undecodable': Messages.heicUnsupported,
+  const refusals: Record<MediaError['failure'], MessageKey> = {
+    unsupported: 'unsupportedType',
+    'too-many-pixels': 'tooManyPixels',
+    corrupt: 'corruptImage',
+    'heic-undecodable': 'heicUnsupported',
   };
-  return new AppError(messages[error.failure], 200);
+  return new AppError(refusals[error.failure], 200);
 }
 
 export function createUploadService(deps: UploadServiceDeps) {
@@ -101,7 +101,7 @@ export function createUploadService(deps: UploadServiceDeps) {
       }
       if (!existing.found && (await images.claimIdempotencyKey(userId, key))) return null;
       if (existing.found) await images.releaseStaleIdempotencyKey(userId, key, new Date(deps.clock().getTime() - IDEMPOTENCY_STALE_MS));
-      if (Date.now() > deadline) throw new AppError(Messages.idempotencyInProgress, 200);
+      if (Date.now() > deadline) throw new AppError('idempotencyInProgress', 200);
       await new Promise((resolve) => setTimeout(resolve, IDEMPOTENCY_POLL_MS));
     }
   }
@@ -110,7 +110,7 @@ export function createUploadService(deps: UploadServiceDeps) {
   async function resolveCategory(user: UserRow, categoryId: number | undefined): Promise<number | null> {
     if (categoryId === undefined) return null;
     const owned = await categories.findOwned(user.id, categoryId);
-    if (!owned) throw new AppError(Messages.categoryNotFound, 200);
+    if (!owned) throw new AppError('categoryNotFound', 200);
     return owned.id;
   }
 
@@ -151,9 +151,9 @@ export function createUploadService(deps: UploadServiceDeps) {
       idempotencyKey,
     );
     if ('refused' in reservation) {
-      if (reservation.refused === 'credential') throw new AppError(Messages.notLoggedIn, 200);
+      if (reservation.refused === 'credential') throw new AppError('notLoggedIn', 200);
       if (reservation.refused === 'group-changed') throw new PrincipalChanged();
-      throw new AppError(Messages.quotaExceeded, 200);
+      throw new AppError('quotaExceeded', 200);
     }
     const { reserved } = reservation;
     try {
@@ -192,10 +192,10 @@ export function createUploadService(deps: UploadServiceDeps) {
           claimedKey = request.idempotencyKey;
         }
         const categoryId = await resolveCategory(user, request.categoryId);
-        if (file.size > user.maxFileSize) throw new AppError(Messages.fileTooLarge, 200);
+        if (file.size > user.maxFileSize) throw new AppError('fileTooLarge', 200);
         // A cheap early answer for a user already at the quota; the atomic charge of the stored
         // bytes (which may differ from the upload's) is what actually guards it.
-        if (user.usedBytes >= user.quotaBytes) throw new AppError(Messages.quotaExceeded, 200);
+        if (user.usedBytes >= user.quotaBytes) throw new AppError('quotaExceeded', 200);
         const stored = await store(principal, file, categoryId, claimedKey);
         claimedKey = undefined;
         return { ...stored, replayed: false };

@@ -1,8 +1,13 @@
-import { userAdminRefusal, type Principal } from '../auth/auth-service';
 import { AppError } from '../errors/app-error';
-import { Messages } from '../errors/messages';
 import { UserAdminError, type UserAdmin } from './user-admin';
+import { userAdminRefusal } from './user-admin-refusal';
 import type { GroupRow, UserRow, UsersRepository } from './users-repository';
+
+/** Who calls an admin operation: the signed-in admin and the session they call with (auth's Principal fits). */
+export interface AdminCaller {
+  user: UserRow;
+  credential: { id: number };
+}
 
 /** Admin users' operations through the API (the routes check that the caller is a signed-in admin). */
 export function createAdminService(deps: { users: UsersRepository; userAdmin: UserAdmin; formatTime: (date: Date) => string }) {
@@ -40,7 +45,7 @@ export function createAdminService(deps: { users: UsersRepository; userAdmin: Us
 
   async function groupNameOf(id: number): Promise<string> {
     const group = await users.findGroupById(id);
-    if (!group) throw new AppError(Messages.groupNotFound, 200);
+    if (!group) throw new AppError('groupNotFound', 200);
     return group.name;
   }
 
@@ -62,11 +67,11 @@ export function createAdminService(deps: { users: UsersRepository; userAdmin: Us
      * The caller cannot disable or demote themselves: an admin locked out of their own account helps
      * nobody. A password set here ends the user's sessions (the caller's own excepted).
      */
-    updateUser(caller: Principal, id: number, changes: { groupId?: number; isAdmin?: boolean; disabled?: boolean; password?: string }) {
+    updateUser(caller: AdminCaller, id: number, changes: { groupId?: number; isAdmin?: boolean; disabled?: boolean; password?: string }) {
       return applying(async () => {
-        if (id === caller.user.id && (changes.disabled === true || changes.isAdmin === false)) throw new AppError(Messages.lastAdmin, 200);
+        if (id === caller.user.id && (changes.disabled === true || changes.isAdmin === false)) throw new AppError('lastAdmin', 200);
         const groupName = changes.groupId === undefined ? undefined : await groupNameOf(changes.groupId);
-        if (!(await users.findById(id))) throw new AppError(Messages.userNotFound, 200);
+        if (!(await users.findById(id))) throw new AppError('userNotFound', 200);
         if (changes.password !== undefined) {
           await userAdmin.setPassword(id, changes.password, id === caller.user.id ? { keepSessionId: caller.credential.id } : {});
         }

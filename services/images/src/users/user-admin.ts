@@ -1,14 +1,37 @@
-import type { CredentialRow, CredentialsRepository } from '../auth/credentials-repository';
-import { hashPassword, isAcceptablePassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../auth/passwords';
-import type { TokenVault } from '../auth/token-vault';
-import { generateToken, hashToken } from '../auth/tokens';
 import { formatByteSize } from './byte-sizes';
+import { hashPassword, isAcceptablePassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords';
 import { isValidUserName } from './user-name';
 import type { GroupRow, UserRow, UsersRepository } from './users-repository';
 
 export const DEFAULT_GROUP = 'default';
 export const DEFAULT_CATEGORY_NAME = '默认分类';
 const GROUP_NAME = /^[\w.-]{1,64}$/;
+
+/** A new account token, its digest (for lookup) and its seal for the row of a user. */
+export interface NewAccountToken {
+  token: string;
+  stored: { hash: string; seal(userId: number): string };
+}
+
+/** A user's stored account token, as the rules read it back. */
+export interface StoredAccountToken {
+  tokenHash: string;
+  sealedToken: string | null;
+  createdAt: Date;
+}
+
+/**
+ * What the rules need of the credentials (auth/credentials-repository.ts and auth/token-vault.ts
+ * provide it). Declared here, so users/ does not import auth/, which builds on users/.
+ */
+export interface AccountTokenStore {
+  findAccountToken(userId: number): Promise<StoredAccountToken | null>;
+  replaceAccountToken(userId: number, token: NewAccountToken['stored']): Promise<StoredAccountToken>;
+}
+export interface AccountTokenVault {
+  issue(): NewAccountToken;
+  open(sealed: string, owner: { userId: number; tokenHash: string }): string | null;
+}
 
 export type UserAdminFailure =
   | 'name-invalid'
@@ -37,7 +60,7 @@ export class UserAdminError extends Error {
  * Users, their account tokens and the membership groups: the one place for their rules, used by the
  * admin CLI, the admin API, registration and the demo.
  */
-export function createUserAdmin(deps: { users: UsersRepository; credentials: CredentialsRepository; vault: TokenVault; maxUploadBytes: number }) {
+export function createUserAdmin(deps: { users: UsersRepository; credentials: AccountTokenStore; vault: AccountTokenVault; maxUploadBytes: number }) {
   const { users, credentials, vault } = deps;
 
   function checkGroupName(name: string): void {
@@ -72,12 +95,6 @@ export function createUserAdmin(deps: { users: UsersRepository; credentials: Cre
     return group;
   }
 
-  const newAccountToken = () => {
-    const token = generateToken();
-    const hash = hashToken(token);
-    return { token, stored: { hash, seal: (userId: number) => vault.seal(token, { userId }) } };
-  };
-
   async function passwordHash(password: string | undefined): Promise<string | null> {
     if (password === undefined) return null;
     if (!isAcceptablePassword(password)) {
@@ -100,7 +117,7 @@ export function createUserAdmin(deps: { users: UsersRepository; credentials: Cre
       const group = await users.findGroupByName(groupName);
       if (!group) throw new UserAdminError('group-missing', `group ${groupName} does not exist`);
       const taken = () => new UserAdminError('name-taken', `user ${name} already exists`);
-      const { token, stored } = newAccountToken();
+      const { token, stored } = vault.issue();
       let id: number | null;
       try {
         id = await users.createUser({ name, groupId: group.id, isAdmin: input.isAdmin ?? false, passwordHash: hash, defaultCategoryName: DEFAULT_CATEGORY_NAME, accountToken: stored });
@@ -114,8 +131,8 @@ export function createUserAdmin(deps: { users: UsersRepository; credentials: Cre
     },
 
     /** A new account token; the old one stops at once. */
-    async resetToken(userId: number): Promise<{ token: string; credential: CredentialRow }> {
-      const { token, stored } = newAccountToken();
+    async resetToken(userId: number): Promise<{ token: string; credential: StoredAccountToken }> {
+      const { token, stored } = vault.issue();
       return { token, credential: await credentials.replaceAccountToken(userId, stored) };
     },
 

@@ -4,7 +4,7 @@ import { loadConfig, type ToolsConfig } from '../config';
 import { describeDatabase } from '../db/database-target';
 import { claimEmbeddedDatabase } from '../db/embedded-owner';
 import { migrateToLatest, openDb } from '../db/open-db';
-import { createLogger } from '../open-service';
+import { createLogger } from '../logger';
 import { openRedis, waitForRedis } from '../ratelimit/redis-connection';
 import { createRequestLimiter } from '../ratelimit/request-limiter';
 import { forwardAdminCommand } from './admin-socket';

@@ -1,5 +1,4 @@
 import { AppError } from '../errors/app-error';
-import { Messages } from '../errors/messages';
 import type { Metrics } from '../metrics/metrics';
 import type { RateLimitDecision, RequestLimiter } from '../ratelimit/request-limiter';
 import { WINDOW_SECONDS } from '../ratelimit/request-limiter';
@@ -63,8 +62,8 @@ export function createAccessControl(options: AccessControlOptions) {
       subject = `key:${key.id}`;
       limit = limitOf(key);
     } else if (request.authentication === 'required') {
-      if (key && !key.enabled) throw new AppError(Messages.disabledKey, 403);
-      throw new AppError(Messages.invalidKey, 401);
+      if (key && !key.enabled) throw new AppError('disabledKey', 403);
+      throw new AppError('invalidKey', 401);
     } else {
       subject = `ip:${request.clientIp}`;
       limit = options.anonymousRateLimitPerHour;
@@ -74,7 +73,7 @@ export function createAccessControl(options: AccessControlOptions) {
     const headers = rateLimitHeaders(decision, options.now());
     if (!decision.allowed) {
       options.metrics.countRateLimitRejection(subject.startsWith('key:') ? 'key' : 'ip');
-      throw new AppError(Messages.tooManyRequests, 429, { ...headers, 'Retry-After': String(Math.max(Math.ceil(decision.msBeforeReset / 1000), 1)) });
+      throw new AppError('tooManyRequests', 429, { ...headers, 'Retry-After': String(Math.max(Math.ceil(decision.msBeforeReset / 1000), 1)) });
     }
     return headers;
   };

@@ -1,4 +1,4 @@
-import { notFound } from '../errors/messages';
+import { notFound } from '../errors/app-error';
 import type { CatalogRepository, Category, Tool } from './catalog-repository';
 import { withoutCategorySlug } from './catalog-repository';
 import { planSearch } from './search-query';

@@ -1,6 +1,4 @@
-import { AppError } from './app-error';
-
-/** Every error message the service sends; openapi.yaml documents the same set. */
+/** Every error message the service sends, by key; openapi.yaml documents the same set of texts. */
 export const Messages = {
   invalidKey: '无效的API密钥',
   disabledKey: 'API密钥已禁用',
@@ -12,5 +10,11 @@ export const Messages = {
   badParameter: (what: string) => `参数错误: ${what}`,
 } as const;
 
-export const badParameter = (what: string) => new AppError(Messages.badParameter(what), 400);
-export const notFound = () => new AppError(Messages.notFound, 404);
+/** A key of the message table: what errors carry and code compares (a typo does not compile). */
+export type MessageKey = keyof typeof Messages;
+
+/** The text a client reads for a key; `detail` says what was wrong, for the keys whose text takes it. */
+export function messageText(key: MessageKey, detail = ''): string {
+  const message = Messages[key];
+  return typeof message === 'string' ? message : message(detail);
+}

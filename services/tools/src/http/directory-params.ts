@@ -1,4 +1,4 @@
-import { badParameter } from '../errors/messages';
+import { badParameter } from '../errors/app-error';
 
 /**
  * Request parsing for the directory API: raw query values in, typed values out, a 400 for anything

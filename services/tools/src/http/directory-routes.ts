@@ -2,8 +2,7 @@ import type { Request, Response } from 'express';
 import type { AdsService } from '../ads/ads-service';
 import type { AccessControl } from '../auth/access-control';
 import type { DirectoryService } from '../catalog/directory-service';
-import { AppError } from '../errors/app-error';
-import { badParameter, Messages } from '../errors/messages';
+import { AppError, badParameter } from '../errors/app-error';
 import {
   parseAction,
   parseAdsType,
@@ -74,7 +73,7 @@ export function createDirectoryHandler(deps: { directory: DirectoryService; ads:
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.locals.metricsRoute = 'method_not_allowed';
-      throw new AppError(Messages.methodNotAllowed, 405, { Allow: 'GET, HEAD, OPTIONS' });
+      throw new AppError('methodNotAllowed', 405, { Allow: 'GET, HEAD, OPTIONS' });
     }
     // Order of checks: method, action, key, rate limit, parameters. Express 5 parses the query
     // again on every read of req.query: it is read once.

@@ -1,18 +1,18 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError } from '../errors/app-error';
-import { Messages } from '../errors/messages';
+import { Messages, messageText } from '../errors/messages';
 import { fail } from './envelope';
 import { requestLog } from './request-observation';
 
 /** Any path no route answers. */
 export const notFound: RequestHandler = (_req, _res, next) => {
-  next(new AppError(Messages.notFound, 404));
+  next(new AppError('notFound', 404));
 };
 
 /** A body parser's refusal (malformed or oversized body) as the client error it is; null for anything else. */
 function bodyRefusal(error: { status?: unknown }): AppError | null {
   const status = typeof error.status === 'number' ? error.status : 0;
-  return status >= 400 && status < 500 ? new AppError(Messages.badParameter('请求无效'), status) : null;
+  return status >= 400 && status < 500 ? new AppError('badParameter', status, {}, '请求无效') : null;
 }
 
 /** The one place failures become envelopes. Unknown errors are logged in full and answered with the generic 500. */
@@ -24,7 +24,7 @@ export const errorMiddleware: ErrorRequestHandler = (error, req, res, _next) => 
   }
   const expected = error instanceof AppError ? error : bodyRefusal(error ?? {});
   if (expected) {
-    res.set(expected.headers).status(expected.status).json(fail(expected.status, expected.message));
+    res.set(expected.headers).status(expected.status).json(fail(expected.status, messageText(expected.key, expected.detail)));
     return;
   }
   requestLog(req)?.error({ err: error }, 'unexpected fault');

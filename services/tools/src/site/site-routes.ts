@@ -1,7 +1,6 @@
 import { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import type { AccessControl } from '../auth/access-control';
-import { AppError } from '../errors/app-error';
-import { notFound } from '../errors/messages';
+import { AppError, notFound } from '../errors/app-error';
 import { requestLog } from '../http/request-observation';
 import type { PageContext } from './page-layout';
 import { renderCategory, renderError, renderHome, renderSearch, renderTool } from './pages';
@@ -180,7 +179,7 @@ export function createSiteRoutes(deps: SiteRoutesDeps): Router {
   // Any other path outside the API: the website's own 404 (405 for methods other than GET and HEAD).
   router.use((req, _res, next) => {
     if (isApiPath(req.path)) next();
-    else if (req.method !== 'GET' && req.method !== 'HEAD') next(new AppError('method not allowed', 405));
+    else if (req.method !== 'GET' && req.method !== 'HEAD') next(new AppError('methodNotAllowed', 405));
     else next(notFound());
   });
 

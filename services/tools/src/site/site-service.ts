@@ -1,7 +1,7 @@
 import type { CatalogRepository, Category, Tool } from '../catalog/catalog-repository';
 import { withoutCategorySlug } from '../catalog/catalog-repository';
 import type { CategoryDetail, DirectoryService, SearchResult, SiteStats, ToolDetail } from '../catalog/directory-service';
-import { notFound } from '../errors/messages';
+import { notFound } from '../errors/app-error';
 import { httpUrl } from './html';
 import type { SiteCache } from './site-cache';
 
