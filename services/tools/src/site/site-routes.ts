@@ -1,8 +1,8 @@
 import { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
+import { requestLog } from '@platform/kit';
 import type { AccessControl } from '../auth/access-control';
 import { AppError } from '../errors/app-error';
 import { notFound } from '../errors/messages';
-import { requestLog } from '../http/request-observation';
 import type { PageContext } from './page-layout';
 import { renderCategory, renderError, renderHome, renderSearch, renderTool } from './pages';
 import type { SiteAssets } from './site-assets';
