@@ -8,9 +8,9 @@ import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
+import { createAppServer } from '@platform/kit';
 import { loadConfig } from '../services/tools/src/config';
 import { ensureDemoData } from '../services/tools/src/demo';
-import { createAppServer } from '../services/tools/src/http/app-server';
 import { openToolsService } from '../services/tools/src/open-service';
 
 const OUT_DIR = path.resolve(__dirname, '..', 'docs', 'screenshots');

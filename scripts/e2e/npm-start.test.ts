@@ -9,9 +9,9 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, 
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
+import { describeWithRealServer } from '@platform/kit/testing';
 import { loadConfig as loadImagesConfig } from '../../services/images/src/config';
 import { createLinkSigner } from '../../services/images/src/images/link-signer';
-import { describeWithRealServer } from '../../services/images/test/support/real-services';
 import { freePort, rawRequest, stopProcess } from './platform';
 
 const ROOT = path.resolve(__dirname, '..', '..');

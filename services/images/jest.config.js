@@ -4,7 +4,7 @@ module.exports = {
   testEnvironment: 'node',
   rootDir: __dirname,
   testMatch: ['<rootDir>/test/**/*.test.ts'],
-  // One migrated embedded database, copied per test file (see test/support/test-database.ts), and
+  // One migrated embedded database, copied per test file (see packages/kit/src/testing/test-database.ts), and
   // one S3-protocol server on loopback with a bucket per test file (test/support/s3-server.ts).
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',

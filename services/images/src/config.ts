@@ -1,7 +1,7 @@
 import path from 'node:path';
 import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
-import { DATABASE_URL_FORMAT, databaseTarget, type DatabaseTarget } from './db/database-target';
+import { DATABASE_URL_FORMAT, databaseTarget, type DatabaseTarget } from '@platform/kit';
 import type { StorageBackend } from './storage/object-store';
 import type { S3Settings } from './storage/s3-store';
 

@@ -1,5 +1,5 @@
+import { createAppServer } from '@platform/kit';
 import { loadConfig, type ImagesConfig } from './config';
-import { createAppServer } from './http/app-server';
 import { installClientErrorEnvelope } from './http/client-error';
 import { createLogger, openImagesService } from './open-service';
 

@@ -1,16 +1,15 @@
 import type express from 'express';
 import type { Knex } from 'knex';
 import pino, { type Logger } from 'pino';
+import { claimEmbeddedDatabase, migrateToLatest, openDb, serveAdminCommands } from '@platform/kit';
 import { createApp, createReadiness, createServices, type Readiness, type Services } from './app';
-import { serveAdminCommands } from './admin/admin-socket';
 import { runAdminCommand } from './admin/commands';
 import type { ImagesConfig } from './config';
-import { claimEmbeddedDatabase } from './db/embedded-owner';
-import { migrateToLatest, openDb } from './db/open-db';
 import { createMediaProcessor } from './media/media-processor';
 import { createMetrics, type Metrics } from './metrics/metrics';
 import { createImagesRepository } from './images/images-repository';
 import { createStorage, type Storage } from './storage/storage';
+import { migrationSource } from './db/migration-source';
 
 const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
 /** Far beyond any live upload (Node's server.requestTimeout caps receiving a request at 5 minutes). */
@@ -83,7 +82,7 @@ export async function openImagesService(
   let storage: Storage | undefined;
   let adminServer: { close(): Promise<void> } | undefined;
   try {
-    db = options.db ?? (await openDb(target));
+    db = options.db ?? (await openDb(target, { migrationSource }));
     await migrateToLatest(db);
     const openedStorage = createStorage({ backend: config.storageBackend, storageDir: config.storageDir, timeZone: config.timeZone, s3: config.s3 });
     storage = openedStorage;

@@ -2,14 +2,17 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { migrateToLatest, openDb } from '@platform/kit';
+import { serviceProcesses, stopMain } from '@platform/kit/testing';
 import { ADMIN_HELP } from '../src/admin/commands';
-import { migrateToLatest, openDb } from '../src/db/open-db';
-import { runCli, startMain, stopMain } from './support/processes';
+import { migrationSource } from '../src/db/migration-source';
 
 // The admin CLI as an operator runs it: which database it opens, and beside a running service.
 
+const { runCli, startMain } = serviceProcesses(path.resolve(__dirname, '..'));
+
 async function createEmbeddedDatabase(dir: string): Promise<void> {
-  const db = await openDb({ kind: 'pglite-dir', dir });
+  const db = await openDb({ kind: 'pglite-dir', dir }, { migrationSource });
   await migrateToLatest(db);
   await db.destroy();
 }

@@ -3,13 +3,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
+import { migrateToLatest, openDb } from '@platform/kit';
+import { createTestDatabase, describeWithRealServer, type TestDatabase } from '@platform/kit/testing';
 import { loadConfig } from '../src/config';
-import { migrateToLatest, openDb } from '../src/db/open-db';
 import { openImagesService } from '../src/open-service';
-import { describeWithRealServer } from './support/real-services';
 import { expectConsistentStore, fixtureBytes, TEST_KEYS, testStorageEnv, userAdminFor } from './support/harness';
 import type { TestBucket } from './support/s3-server';
-import { createTestDatabase, type TestDatabase } from './support/test-database';
+import { migrationSource } from '../src/db/migration-source';
 
 const mainFile = path.join(__dirname, '../src/main.ts');
 const HOUR = 60 * 60 * 1000;
@@ -43,7 +43,7 @@ describeWithRealServer('TEST_DATABASE_URL', 'kill -9 while files are written (re
   });
 
   async function startAndKillWhenFileAppears(area: 'public' | 'bin', work: (port: number, token: string) => Promise<void>): Promise<void> {
-    const db = await openDb(loadConfig(env).database);
+    const db = await openDb(loadConfig(env).database, { migrationSource });
     await migrateToLatest(db);
     const { token } = await userAdminFor(db).createUser({ name: 'crash' });
     await db.destroy();

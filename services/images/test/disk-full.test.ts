@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import request from 'supertest';
+import { loadOpenApi, type OpenApiValidator } from '@platform/kit/testing';
 import { createTestUser, filesIn, storedKeys, fixture, fixtureBytes, imageRows, openTestService, usedBytes, type TestService } from './support/harness';
-import { loadOpenApi, type OpenApiValidator } from './support/openapi-validator';
 
 // A real full filesystem: a small tmpfs mounted for the test (needs root, as CI runs). Each test
 // leaves exactly the room that lets the upload pass the stages before the one under test.

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { describeWithRealServer } from './support/real-services';
+import { describeWithRealServer } from '@platform/kit/testing';
 import { createTestUser, expectConsistentStore, expectExactCounts, fixture, openTestService, type TestService } from './support/harness';
 
 const API = '/api/image.php';

@@ -4,9 +4,10 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { migrateToLatest, openDb } from '@platform/kit';
 import { loadConfig } from '../src/config';
-import { migrateToLatest, openDb } from '../src/db/open-db';
 import { fixtureBytes, userAdminFor } from './support/harness';
+import { migrationSource } from '../src/db/migration-source';
 
 const mainFile = path.join(__dirname, '../src/main.ts');
 
@@ -58,7 +59,7 @@ test('when it is started on a Postgres server without keys (NODE_ENV unset, as a
 test('when SIGTERM arrives during an upload, then the upload finishes, then the process exits 0', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'images-main-'));
   const env = { DATABASE_URL: `pglite:${dir}/db`, STORAGE_DIR: `${dir}/files`, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', INIT_CWD: '' };
-  const db = await openDb(loadConfig(env).database);
+  const db = await openDb(loadConfig(env).database, { migrationSource });
   await migrateToLatest(db);
   const { token } = await userAdminFor(db).createUser({ name: 'shutdown' });
   await db.destroy();

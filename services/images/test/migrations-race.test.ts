@@ -1,8 +1,8 @@
-import { describeWithRealServer } from './support/real-services';
+import { describeWithRealServer } from '@platform/kit/testing';
 import { randomBytes } from 'node:crypto';
 import knex from 'knex';
 import { migrationSource } from '../src/db/migration-source';
-import { migrateToLatest, openDb } from '../src/db/open-db';
+import { migrateToLatest, openDb } from '@platform/kit';
 import { realDatabaseUrl } from './support/harness';
 
 // Needs real Postgres: replicas of `docker compose up --scale images=3` migrate one empty database at once.
@@ -13,7 +13,7 @@ describeWithRealServer('TEST_DATABASE_URL', 'migrations when replicas start toge
     await admin.raw(`CREATE DATABASE ${name}`);
     const url = new URL(realDatabaseUrl!);
     url.pathname = `/${name}`;
-    const replicas = await Promise.all([1, 2, 3].map(() => openDb({ kind: 'postgres', url: url.toString() })));
+    const replicas = await Promise.all([1, 2, 3].map(() => openDb({ kind: 'postgres', url: url.toString() }, { migrationSource })));
     try {
       const outcomes = await Promise.allSettled(replicas.map((db) => migrateToLatest(db)));
       expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);

@@ -1,14 +1,13 @@
 import { createHash } from 'node:crypto';
+import { databaseTarget, migrateToLatest, openDb } from '@platform/kit';
+import { createTestDatabase } from '@platform/kit/testing';
 import { migrationSource } from '../src/db/migration-source';
-import { databaseTarget } from '../src/db/database-target';
-import { migrateToLatest, openDb } from '../src/db/open-db';
 import { createCredentialsRepository } from '../src/auth/credentials-repository';
 import { createTestUser } from './support/harness';
-import { createTestDatabase } from './support/test-database';
 
 async function withFreshDatabase(work: (db: Awaited<ReturnType<typeof openDb>>) => Promise<void>): Promise<void> {
   const database = await createTestDatabase('images');
-  const db = await openDb(databaseTarget(database.url, process.cwd()));
+  const db = await openDb(databaseTarget(database.url, process.cwd()), { migrationSource });
   try {
     await work(db);
   } finally {

@@ -5,10 +5,10 @@ import { once } from 'node:events';
 import path from 'node:path';
 import pino from 'pino';
 import request from 'supertest';
+import { loadOpenApi, type CheckedResponse, type OpenApiValidator, type SpecTarget } from '@platform/kit/testing';
 import { Messages } from '../src/errors/messages';
 import { installClientErrorEnvelope } from '../src/http/client-error';
 import { createTestUser, fixture, openTestService, type TestService } from './support/harness';
-import { loadOpenApi, type CheckedResponse, type OpenApiValidator, type SpecTarget } from './support/openapi-validator';
 
 /**
  * openapi.yaml held to the service's real answers: every operation, every action, success and each

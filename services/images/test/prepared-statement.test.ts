@@ -1,10 +1,11 @@
 import type { Knex } from 'knex';
+import { openTestDatabase } from '@platform/kit/testing';
 import { createCredentialsRepository } from '../src/auth/credentials-repository';
 import { hashToken } from '../src/auth/tokens';
 import { preparedStatement } from '../src/db/prepared-statement';
 import { createImagesRepository, type ImageRow, type Reservation } from '../src/images/images-repository';
 import { createTestUser, realDatabaseUrl, uploadPrincipalOf, usedBytes, userAdminFor } from './support/harness';
-import { openTestDatabase } from './support/test-database';
+import { imagesMigrations } from './support/service-migrations';
 
 let database: { db: Knex; drop(): Promise<void> };
 
@@ -21,7 +22,7 @@ const reservedOf = (reservation: Reservation): ImageRow => {
 };
 
 beforeAll(async () => {
-  database = await openTestDatabase('images_prepared');
+  database = await openTestDatabase('images_prepared', imagesMigrations);
 });
 
 afterAll(async () => {

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import request from 'supertest';
-import { describeWithRealServer } from './support/real-services';
+import { describeWithRealServer } from '@platform/kit/testing';
 import { createApp } from '../src/app';
 import { createMediaProcessor } from '../src/media/media-processor';
 import { createMetrics } from '../src/metrics/metrics';

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { describeWithRealServer } from './support/real-services';
+import { describeWithRealServer } from '@platform/kit/testing';
 import { createTestUser, openTestService, type TestService } from './support/harness';
 
 // Needs real Postgres: the point is the answers and query plans of the production database at this size.

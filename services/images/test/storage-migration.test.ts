@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
 import request from 'supertest';
+import { describeWithRealServer } from '@platform/kit/testing';
 import { describeProgress, runAdminCommand } from '../src/admin/commands';
 import { createApp, createServices } from '../src/app';
 import { loadConfig, type ImagesConfig } from '../src/config';
@@ -13,7 +14,6 @@ import { openImagesService } from '../src/open-service';
 import type { ObjectStore, StorageBackend } from '../src/storage/object-store';
 import type { Storage } from '../src/storage/storage';
 import { createTestUser, expectConsistentStore, filesIn, fixture, fixtureBytes, imageRows, openTestService, storedKeys, TEST_KEYS, usedBytes, type TestService } from './support/harness';
-import { describeWithRealServer } from './support/real-services';
 import { createTestBucket, describeWithS3, type TestBucket } from './support/s3-server';
 
 // storage:migrate between the local disk and a real S3-protocol server (s3rver on loopback): every

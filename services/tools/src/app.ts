@@ -1,6 +1,7 @@
 import express from 'express';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import { createHealthRepository, observeRequests } from '@platform/kit';
 import { createAdsService } from './ads/ads-service';
 import { createSettingsRepository } from './ads/settings-repository';
 import { createAccessControl } from './auth/access-control';
@@ -10,10 +11,8 @@ import type { KeyVersion } from './auth/key-version';
 import { createCatalogRepository } from './catalog/catalog-repository';
 import { createDirectoryService } from './catalog/directory-service';
 import type { ToolsConfig } from './config';
-import { createHealthRepository } from './db/health-repository';
 import { API_PATH, createDirectoryHandler } from './http/directory-routes';
 import { errorMiddleware, notFound } from './http/error-middleware';
-import { observeRequests } from './http/request-observation';
 import { createMetrics, type Metrics } from './metrics/metrics';
 import type { RequestLimiter } from './ratelimit/request-limiter';
 import { loadSiteAssets } from './site/site-assets';

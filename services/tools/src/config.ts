@@ -1,6 +1,6 @@
 import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
-import { DATABASE_URL_FORMAT, databaseTarget, type DatabaseTarget } from './db/database-target';
+import { DATABASE_URL_FORMAT, databaseTarget, type DatabaseTarget } from '@platform/kit';
 
 const positiveInt = (fallback: number) =>
   z

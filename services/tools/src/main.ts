@@ -1,6 +1,6 @@
+import { createAppServer } from '@platform/kit';
 import { loadConfig, type ToolsConfig } from './config';
 import { ensureDemoData } from './demo';
-import { createAppServer } from './http/app-server';
 import { installClientErrorEnvelope } from './http/client-error';
 import { createLogger } from './logger';
 import { openToolsService } from './open-service';

@@ -2,19 +2,18 @@ import type express from 'express';
 import type { Knex } from 'knex';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { serveAdminCommands } from './admin/admin-socket';
+import { claimEmbeddedDatabase, migrateToLatest, openDb, serveAdminCommands } from '@platform/kit';
 import { runAdminCommand } from './admin/commands';
 import { createApp, createReadiness, type Readiness } from './app';
 import { memoryKeyVersion, redisKeyVersion } from './auth/key-version';
 import type { ToolsConfig } from './config';
-import { claimEmbeddedDatabase } from './db/embedded-owner';
-import { migrateToLatest, openDb } from './db/open-db';
 import { createLogger } from './logger';
 import { createCatalogRepository } from './catalog/catalog-repository';
 import { reindexStaleSearchDocuments } from './catalog/search-index';
 import { createMetrics, type Metrics } from './metrics/metrics';
 import { openRedis, waitForRedis } from './ratelimit/redis-connection';
 import { createRequestLimiter } from './ratelimit/request-limiter';
+import { migrationSource } from './db/migration-source';
 
 /** Opens the db, migrates, connects Redis (when configured) and builds the app; does not listen. */
 export async function openToolsService(
@@ -36,7 +35,7 @@ export async function openToolsService(
   let redis: Redis | undefined;
   let adminServer: { close(): Promise<void> } | undefined;
   try {
-    db = options.db ?? (await openDb(target));
+    db = options.db ?? (await openDb(target, { migrationSource }));
     await migrateToLatest(db);
     // Search documents are computed in Node (pinyin): fill in those missing or from an older version of the code.
     const reindexed = await reindexStaleSearchDocuments(createCatalogRepository(db));

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { openTestDatabase } from './support/test-database';
+import { openTestDatabase } from '@platform/kit/testing';
 import pino from 'pino';
 import type express from 'express';
 import { createKey, importJson, openHarness, smallCatalog, type Harness } from './support/harness';
@@ -8,6 +8,7 @@ import { ADS_SETTING_KEY } from '../src/ads/ads-service';
 import { createApp } from '../src/app';
 import { createRequestLimiter } from '../src/ratelimit/request-limiter';
 import { silentLogger, testConfig } from './support/harness';
+import { toolsMigrations } from './support/service-migrations';
 
 let harness: Harness;
 let app: express.Express;
@@ -457,7 +458,7 @@ describe('query form and protocol', () => {
 
 describe('when the database is gone', () => {
   it('then API calls get the generic 500 envelope (no internals) and /readyz says 503', async () => {
-    const database = await openTestDatabase('tools');
+    const database = await openTestDatabase('tools', toolsMigrations);
     const { db } = database;
     const broken = createApp({ db, limiter: createRequestLimiter({ keyPrefix: 'x', logger: silentLogger }), logger: silentLogger, config: testConfig() });
     await db.destroy();

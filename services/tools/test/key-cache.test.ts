@@ -2,12 +2,12 @@ import crypto from 'node:crypto';
 import request from 'supertest';
 import type { Redis } from 'ioredis';
 import type { Express } from 'express';
+import { describeWithRealServer } from '@platform/kit/testing';
 import { runAdminCommand } from '../src/admin/commands';
 import { memoryKeyVersion, redisKeyVersion, type KeyVersion } from '../src/auth/key-version';
 import { openRedis } from '../src/ratelimit/redis-connection';
 import { createRequestLimiter } from '../src/ratelimit/request-limiter';
 import { createKey, importJson, openHarness, silentLogger, smallCatalog, type Harness } from './support/harness';
-import { describeWithRealServer } from './support/real-services';
 
 const STATS = '/api/index.php?action=stats';
 

@@ -1,14 +1,12 @@
+import { databaseTarget, migrateToLatest, openDb } from '@platform/kit';
+import { createTestDatabase, describeWithRealServer } from '@platform/kit/testing';
 import { migrationSource } from '../src/db/migration-source';
-import { databaseTarget } from '../src/db/database-target';
-import { migrateToLatest, openDb } from '../src/db/open-db';
-import { describeWithRealServer } from './support/real-services';
-import { createTestDatabase } from './support/test-database';
 
 // Needs real Postgres: replicas of `docker compose up --scale tools=3` migrate one empty database at once.
 describeWithRealServer('TEST_DATABASE_URL', 'migrations when replicas start together (real Postgres)', () => {
   test('when three replicas migrate an empty database at once, then all succeed and each migration runs once', async () => {
     const database = await createTestDatabase('tools');
-    const replicas = await Promise.all([1, 2, 3].map(() => openDb(databaseTarget(database.url, process.cwd()))));
+    const replicas = await Promise.all([1, 2, 3].map(() => openDb(databaseTarget(database.url, process.cwd()), { migrationSource })));
     try {
       const outcomes = await Promise.allSettled(replicas.map((db) => migrateToLatest(db)));
       expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);

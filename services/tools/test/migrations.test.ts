@@ -1,11 +1,10 @@
+import { databaseTarget, migrateToLatest, openDb } from '@platform/kit';
+import { createTestDatabase } from '@platform/kit/testing';
 import { migrationSource } from '../src/db/migration-source';
-import { databaseTarget } from '../src/db/database-target';
-import { migrateToLatest, openDb } from '../src/db/open-db';
-import { createTestDatabase } from './support/test-database';
 
 test('when the migrations are rolled back and re-applied, then the schema comes back', async () => {
   const database = await createTestDatabase('tools');
-  const db = await openDb(databaseTarget(database.url, process.cwd()));
+  const db = await openDb(databaseTarget(database.url, process.cwd()), { migrationSource });
   try {
     await migrateToLatest(db);
     await db.migrate.rollback({ migrationSource }, true);

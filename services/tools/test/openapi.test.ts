@@ -6,7 +6,7 @@ import path from 'node:path';
 import type express from 'express';
 import { Redis } from 'ioredis';
 import request from 'supertest';
-import { openTestDatabase } from './support/test-database';
+import { type CheckedResponse, loadOpenApi, type OpenApiValidator, openTestDatabase, type SpecTarget } from '@platform/kit/testing';
 import { ADS_SETTING_KEY } from '../src/ads/ads-service';
 import { createSettingsRepository } from '../src/ads/settings-repository';
 import { createApp } from '../src/app';
@@ -14,7 +14,7 @@ import { Messages as messages } from '../src/errors/messages';
 import { installClientErrorEnvelope } from '../src/http/client-error';
 import { createRequestLimiter } from '../src/ratelimit/request-limiter';
 import { createKey, importJson, openHarness, silentLogger, smallCatalog, testConfig, type Harness } from './support/harness';
-import { loadOpenApi, type CheckedResponse, type OpenApiValidator, type SpecTarget } from './support/openapi-validator';
+import { toolsMigrations } from './support/service-migrations';
 
 /**
  * openapi.yaml held to the service's real answers: every operation, success and each documented
@@ -233,7 +233,7 @@ describe('documented errors', () => {
   });
 
   it('when the database is gone, then every action answers the generic 500 and /readyz the documented 503', async () => {
-    const database = await openTestDatabase('tools');
+    const database = await openTestDatabase('tools', toolsMigrations);
     const { db } = database;
     const broken = createApp({ db, limiter: createRequestLimiter({ keyPrefix: 'x', logger: silentLogger }), logger: silentLogger, config: testConfig() });
     await db.destroy();

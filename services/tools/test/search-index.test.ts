@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
+import { migrateToLatest, openDb } from '@platform/kit';
+import { describeWithRealServer } from '@platform/kit/testing';
 import { runAdminCommand } from '../src/admin/commands';
 import { createCatalogRepository } from '../src/catalog/catalog-repository';
 import { importCatalog } from '../src/catalog/importer';
@@ -10,11 +12,10 @@ import { reindexStaleSearchDocuments } from '../src/catalog/search-index';
 import { planSearch } from '../src/catalog/search-query';
 import { searchStatement } from '../src/catalog/search-repository';
 import { loadConfig } from '../src/config';
-import { migrateToLatest, openDb } from '../src/db/open-db';
 import { sampleDatasetPath } from '../src/demo';
 import { openToolsService } from '../src/open-service';
 import { importJson, openHarness, silentLogger, smallCatalog, type Harness } from './support/harness';
-import { describeWithRealServer } from './support/real-services';
+import { migrationSource } from '../src/db/migration-source';
 
 const slugsFor = async (app: Parameters<typeof request>[0], keyword: string): Promise<string[]> => {
   const res = await request(app).get(`/api/index.php?action=search&q=${encodeURIComponent(keyword)}&limit=50`);
@@ -83,7 +84,7 @@ describe('search documents at service start', () => {
   it('when the service starts on a database whose tools have no search documents (as after the migration), then it computes them before serving', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tools-search-start-'));
     const databaseUrl = `pglite:${dataDir}`;
-    const db = await openDb({ kind: 'pglite-dir', dir: dataDir });
+    const db = await openDb({ kind: 'pglite-dir', dir: dataDir }, { migrationSource });
     await migrateToLatest(db);
     await importJson(db, smallCatalog);
     await db('tool_search').del();

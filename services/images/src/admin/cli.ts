@@ -1,11 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { claimEmbeddedDatabase, describeDatabase, forwardAdminCommand, migrateToLatest, openDb } from '@platform/kit';
 import { loadConfig, type ImagesConfig } from '../config';
-import { describeDatabase } from '../db/database-target';
-import { claimEmbeddedDatabase } from '../db/embedded-owner';
-import { migrateToLatest, openDb } from '../db/open-db';
-import { forwardAdminCommand } from './admin-socket';
 import { ADMIN_HELP, readsStdin, runAdminCommand } from './commands';
+import { migrationSource } from '../db/migration-source';
 
 export interface Printer {
   out(line: string): void;
@@ -61,7 +59,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: Prin
   }
   const target = config.database;
   const runHere = async () => {
-    const db = await openDb(target);
+    const db = await openDb(target, { migrationSource });
     try {
       await migrateToLatest(db);
       return await runAdminCommand(argv, { db, config, ...print, input, redraw: print.redraw });

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler } from 'express';
-import { requestLog } from './request-observation';
+import { requestLog } from '@platform/kit';
 
 /**
  * Answering a request whose body is still arriving (a wrong token or an oversized file refused

@@ -1,8 +1,8 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { requestLog } from '@platform/kit';
 import { AppError } from '../errors/app-error';
 import { Messages, messageText } from '../errors/messages';
 import { fail, sendEnvelope } from './envelope';
-import { requestLog } from './request-observation';
 
 /** Any path no route answers. */
 export const notFound: RequestHandler = (_req, _res, next) => {

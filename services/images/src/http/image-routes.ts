@@ -1,5 +1,6 @@
 import { pipeline } from 'node:stream/promises';
 import express, { type Request, type Response } from 'express';
+import { requestLog } from '@platform/kit';
 import type { AccountService } from '../auth/account-service';
 import type { AuthService, Principal } from '../auth/auth-service';
 import type { CategoriesService } from '../categories/categories-service';
@@ -29,7 +30,6 @@ import {
   presentedToken,
   type ActionName,
 } from './image-params';
-import { requestLog } from './request-observation';
 import type { UploadReceiver } from './upload-receiver';
 
 export interface ImageRoutesDeps {

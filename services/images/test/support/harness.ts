@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import pino from 'pino';
 import type express from 'express';
+import { openTestDatabase } from '@platform/kit/testing';
 import { loadConfig, type ImagesConfig } from '../../src/config';
 import { openImagesService } from '../../src/open-service';
 import { createCredentialsRepository } from '../../src/auth/credentials-repository';
@@ -17,7 +18,7 @@ import type { Storage } from '../../src/storage/storage';
 import type { UploadPrincipal } from '../../src/images/images-repository';
 import { STORAGE_AREAS, type StorageArea } from '../../src/storage/storage-keys';
 import { createTestBucket, testStorageBackend, type TestBucket } from './s3-server';
-import { openTestDatabase } from './test-database';
+import { imagesMigrations } from './service-migrations';
 
 export const MIB = 1024 * 1024;
 export const FIXTURES = path.join(__dirname, '..', 'fixtures');
@@ -68,7 +69,7 @@ export async function openTestService(
   env: Record<string, string> = {},
   options: { housekeepingIntervalMs?: number; logger?: pino.Logger; clock?: () => Date; bucket?: TestBucket } = {},
 ): Promise<TestService> {
-  const database = await openTestDatabase('images');
+  const database = await openTestDatabase('images', imagesMigrations);
   const storageDir = env.STORAGE_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'images-test-'));
   const storage = await testStorageEnv(env);
   const bucket = options.bucket ?? storage.bucket;

@@ -1,15 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { claimEmbeddedDatabase, describeDatabase, forwardAdminCommand, migrateToLatest, openDb } from '@platform/kit';
 import { loadConfig, type ToolsConfig } from '../config';
-import { describeDatabase } from '../db/database-target';
-import { claimEmbeddedDatabase } from '../db/embedded-owner';
-import { migrateToLatest, openDb } from '../db/open-db';
 import { createLogger } from '../logger';
 import { openRedis, waitForRedis } from '../ratelimit/redis-connection';
 import { createRequestLimiter } from '../ratelimit/request-limiter';
-import { forwardAdminCommand } from './admin-socket';
 import { memoryKeyVersion, redisKeyVersion } from '../auth/key-version';
 import { ADMIN_HELP, runAdminCommand } from './commands';
+import { migrationSource } from '../db/migration-source';
 
 export interface Printer {
   out(line: string): void;
@@ -45,7 +43,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: Prin
   const runHere = async () => {
     // The CLI's own logs would mix with its output; only warnings and worse go to stderr.
     const logger = createLogger({ logLevel: config.logLevel === 'silent' ? 'silent' : 'warn' });
-    const db = await openDb(target);
+    const db = await openDb(target, { migrationSource });
     const redis = config.redisUrl ? openRedis(config.redisUrl, logger) : undefined;
     try {
       await migrateToLatest(db);

@@ -1,7 +1,7 @@
 import { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
+import { requestLog } from '@platform/kit';
 import type { AccessControl } from '../auth/access-control';
 import { AppError, notFound } from '../errors/app-error';
-import { requestLog } from '../http/request-observation';
 import type { PageContext } from './page-layout';
 import { renderCategory, renderError, renderHome, renderSearch, renderTool } from './pages';
 import type { SiteAssets } from './site-assets';

@@ -1,5 +1,6 @@
-import { prepareTemplate } from './test-database';
+import { prepareTemplate } from '@platform/kit/testing';
+import { toolsMigrations } from './service-migrations';
 
 export default async function globalSetup(): Promise<void> {
-  await prepareTemplate('tools');
+  await prepareTemplate('tools', toolsMigrations);
 }

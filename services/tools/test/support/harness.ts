@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import pino from 'pino';
 import type express from 'express';
+import { openTestDatabase } from '@platform/kit/testing';
 import { createApp } from '../../src/app';
 import { loadConfig, type ToolsConfig } from '../../src/config';
 import { createRequestLimiter, type RequestLimiter } from '../../src/ratelimit/request-limiter';
@@ -9,7 +10,7 @@ import { createApiKey } from '../../src/auth/api-keys';
 import type { KeyVersion } from '../../src/auth/key-version';
 import { createCatalogRepository } from '../../src/catalog/catalog-repository';
 import { importCatalog, type ImportReport } from '../../src/catalog/importer';
-import { openTestDatabase } from './test-database';
+import { toolsMigrations } from './service-migrations';
 
 export const silentLogger = pino({ level: 'silent' });
 
@@ -27,7 +28,7 @@ export interface Harness {
 }
 
 export async function openHarness(): Promise<Harness> {
-  const database = await openTestDatabase('tools');
+  const database = await openTestDatabase('tools', toolsMigrations);
   const db = database.db;
   return {
     db,

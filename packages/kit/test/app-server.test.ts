@@ -4,8 +4,6 @@ import v8 from 'node:v8';
 import express, { type Request, type Response } from 'express';
 import { createAppServer } from '../src/http/app-server';
 
-// This file is the same in both services: each owns its copy of the app server.
-
 // V8's own check of two objects' hidden classes, compiled after the flag that allows it.
 v8.setFlagsFromString('--allow-natives-syntax');
 const haveSameMap = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: object, b: object) => boolean;

@@ -4,8 +4,6 @@ import express from 'express';
 import pino from 'pino';
 import { observeRequests, requestLog, type ObserveRequest } from '../src/http/request-observation';
 
-// This file is the same in both services: each owns its copy of the request observation middleware.
-
 type Line = Record<string, unknown> & { msg: string; level: number; raw: string; req?: Record<string, unknown>; res?: { statusCode: number | null } };
 
 type Observation = { labels: Parameters<ObserveRequest>[0]; seconds: number };

@@ -3,9 +3,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
-import { migrateToLatest, openDb } from '../../src/db/open-db';
+import { migrateToLatest, openDb } from '../db/open-db';
 
-// This file is the same in both services.
+/** What a service's test databases are migrated with: its migration source, and the folder of its migrations. */
+export interface ServiceMigrations {
+  migrationSource: Knex.MigrationSource<unknown>;
+  migrationsDir: string;
+}
 
 export interface TestDatabase {
   url: string;
@@ -35,12 +39,11 @@ export async function createTestDatabase(prefix: string): Promise<TestDatabase> 
 
 /** The environment variable through which globalSetup hands the migrated template to the test files. */
 const templateVariable = (prefix: string) => `PGLITE_TEMPLATE_${prefix.toUpperCase()}`;
-const MIGRATIONS_DIR = path.join(__dirname, '..', '..', 'migrations');
 
 /** Migrations and PGlite's version: a template made from other ones is not reused. */
-function templateFingerprint(): string {
+function templateFingerprint(migrationsDir: string): string {
   const hash = crypto.createHash('sha256');
-  for (const file of fs.readdirSync(MIGRATIONS_DIR).sort()) hash.update(file).update(fs.readFileSync(path.join(MIGRATIONS_DIR, file)));
+  for (const file of fs.readdirSync(migrationsDir).sort()) hash.update(file).update(fs.readFileSync(path.join(migrationsDir, file)));
   let dir = path.dirname(require.resolve('@electric-sql/pglite'));
   while (!fs.existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir);
   hash.update(fs.readFileSync(path.join(dir, 'package.json')));
@@ -48,8 +51,8 @@ function templateFingerprint(): string {
 }
 
 /** Migrates a new embedded database in `dir` and closes it cleanly: a template to copy. */
-async function migrateTemplate(dir: string): Promise<void> {
-  const db = await openDb({ kind: 'pglite-dir', dir });
+async function migrateTemplate(dir: string, migrations: ServiceMigrations): Promise<void> {
+  const db = await openDb({ kind: 'pglite-dir', dir }, { migrationSource: migrations.migrationSource });
   try {
     await migrateToLatest(db);
   } finally {
@@ -64,13 +67,13 @@ async function migrateTemplate(dir: string): Promise<void> {
  * not wait on (or time out behind) a dozen initialisations. (A folder, not PGlite's dump: a database
  * loaded from a dump keeps a timer running after it is closed, and the test process never exits.)
  */
-export async function prepareTemplate(prefix: string): Promise<void> {
+export async function prepareTemplate(prefix: string, migrations: ServiceMigrations): Promise<void> {
   if (process.env.TEST_DATABASE_URL) return;
-  const dir = path.join(os.tmpdir(), `pglite-template-${prefix}-${templateFingerprint()}`);
+  const dir = path.join(os.tmpdir(), `pglite-template-${prefix}-${templateFingerprint(migrations.migrationsDir)}`);
   if (!fs.existsSync(dir)) {
     const partial = `${dir}.${process.pid}.partial`;
     fs.rmSync(partial, { recursive: true, force: true });
-    await migrateTemplate(partial);
+    await migrateTemplate(partial, migrations);
     fs.renameSync(partial, dir);
   }
   process.env[templateVariable(prefix)] = dir;
@@ -82,10 +85,11 @@ let templateInThisProcess: Promise<string> | undefined;
  * A migrated database for one test file: on TEST_DATABASE_URL's server, a new database; else an
  * embedded PGlite on a copy of the template (made here if globalSetup did not run).
  */
-export async function openTestDatabase(prefix: string): Promise<{ db: Knex; url: string; drop(): Promise<void> }> {
+export async function openTestDatabase(prefix: string, migrations: ServiceMigrations): Promise<{ db: Knex; url: string; drop(): Promise<void> }> {
+  const { migrationSource } = migrations;
   const database = await createTestDatabase(prefix);
   if (database.url !== 'pglite:memory') {
-    const db = await openDb({ kind: 'postgres', url: database.url });
+    const db = await openDb({ kind: 'postgres', url: database.url }, { migrationSource });
     await migrateToLatest(db);
     return { db, url: database.url, drop: database.drop };
   }
@@ -93,11 +97,11 @@ export async function openTestDatabase(prefix: string): Promise<{ db: Knex; url:
     process.env[templateVariable(prefix)] ??
     (await (templateInThisProcess ??= (async () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), `pglite-template-${prefix}-`));
-      await migrateTemplate(dir);
+      await migrateTemplate(dir, migrations);
       return dir;
     })()));
   const copy = fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-test-db-`));
   fs.cpSync(template, copy, { recursive: true });
-  const db = await openDb({ kind: 'pglite-dir', dir: copy });
+  const db = await openDb({ kind: 'pglite-dir', dir: copy }, { migrationSource });
   return { db, url: `pglite:${copy}`, drop: async () => fs.rmSync(copy, { recursive: true, force: true }) };
 }

@@ -4,8 +4,7 @@ import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import YAML from 'yaml';
 
-// This file is the same in both services (test/support/openapi-validator.ts): each service's tests
-// hold its own openapi.yaml to the answers the service really gives.
+// Each service's tests hold its own openapi.yaml to the answers the service really gives.
 
 type JsonSchema = Record<string, unknown>;
 

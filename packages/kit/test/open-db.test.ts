@@ -1,10 +1,17 @@
+import type { Knex } from 'knex';
 import { openDb } from '../src/db/open-db';
 
-// This file is the same in both services. The embedded database has one connection: on a busy
+const noMigrations: Knex.MigrationSource<string> = {
+  getMigrations: async () => [],
+  getMigrationName: (name) => name,
+  getMigration: async () => ({ up: async () => {}, down: async () => {} }),
+};
+
+// The embedded database has one connection: on a busy
 // machine, queries queue for it, and a wait must never be reported as a full pool.
 
 test('when a query is queued behind a transaction holding the embedded connection, then it waits for it (up to 10 minutes) instead of being refused', async () => {
-  const db = await openDb({ kind: 'pglite-memory' });
+  const db = await openDb({ kind: 'pglite-memory' }, { migrationSource: noMigrations });
   try {
     const pool = (db.client as { pool: { max: number } }).pool;
     expect(pool.max).toBe(1);

@@ -3,8 +3,6 @@ import type { IncomingMessage } from 'node:http';
 import type { RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 
-// This file is the same in both services (DESIGN: each owns its glue, no shared package).
-
 /** Counts and times one finished request (the metrics' part of observeRequests). */
 export type ObserveRequest = (labels: { route: string; method: string; status: string }, seconds: number) => void;
 

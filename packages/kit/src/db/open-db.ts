@@ -3,9 +3,6 @@ import knex, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
 import { PGlite, type Extension } from '@electric-sql/pglite';
 import type { DatabaseTarget } from './database-target';
-import { migrationSource } from './migration-source';
-
-// This file is the same in both services (each has its own migration-source.ts).
 
 // The package exposes contrib modules only through an "exports" map, which the
 // repo's node10 module resolution cannot type; the runtime require works everywhere.
@@ -32,9 +29,11 @@ const PGLITE_QUEUE_TIMEOUT_MS = 10 * 60 * 1000;
 /**
  * Opens knex on a real Postgres server, or on an embedded PGlite (with pg_trgm) that has finished
  * starting: PGlite's start (a few seconds for a new database) never counts against a query's wait.
- * `loadDataDir` starts PGlite from a dump (a migrated template, in tests).
+ * `migrationSource` is the service's own list of migrations; `loadDataDir` starts PGlite from a dump
+ * (a migrated template, in tests).
  */
-export async function openDb(target: DatabaseTarget, options: { loadDataDir?: Blob } = {}): Promise<Knex> {
+export async function openDb(target: DatabaseTarget, options: { migrationSource: Knex.MigrationSource<unknown>; loadDataDir?: Blob }): Promise<Knex> {
+  const { migrationSource } = options;
   if (target.kind === 'postgres') {
     return knex({ client: 'pg', connection: target.url, pool: { min: 0, max: 10 }, migrations: { migrationSource, tableName: 'knex_migrations' } });
   }
@@ -63,12 +62,13 @@ const MIGRATION_ADVISORY_LOCK = 7_301_946;
  * PGlite is a single process with a single connection, so it needs none.
  */
 export async function migrateToLatest(db: Knex): Promise<void> {
+  // The migration source is the one openDb configured.
   if (db.client.config.client !== 'pg') {
-    await db.migrate.latest({ migrationSource });
+    await db.migrate.latest();
     return;
   }
   await db.transaction(async (trx) => {
     await trx.raw('SELECT pg_advisory_xact_lock(?)', [MIGRATION_ADVISORY_LOCK]);
-    await db.migrate.latest({ migrationSource });
+    await db.migrate.latest();
   });
 }

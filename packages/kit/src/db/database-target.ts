@@ -1,6 +1,6 @@
 import path from 'node:path';
 
-/** Where the service's database lives, from DATABASE_URL (this file is the same in both services). */
+/** Where the service's database lives, from DATABASE_URL. */
 export type DatabaseTarget =
   | { kind: 'postgres'; url: string }
   | { kind: 'pglite-memory' }

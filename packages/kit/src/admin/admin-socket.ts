@@ -1,8 +1,6 @@
 import fs from 'node:fs';
 import net from 'node:net';
 
-// This file is the same in both services.
-
 /**
  * Admin commands for an embedded database, run by the process that has it open (PGlite allows one
  * process at a time). One JSON request per connection: `{"argv":[...],"input":"…"}` (input: what the

@@ -2,8 +2,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-// This file is the same in both services.
-
 /**
  * The process that has an embedded (PGlite) database directory open. PGlite allows one process at a
  * time, so the owner also answers admin commands for others on a local socket (admin/admin-socket.ts).

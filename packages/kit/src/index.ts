@@ -1,0 +1,8 @@
+// The glue both services use. What differs per service (migrations, logger, metrics) is passed in.
+export { forwardAdminCommand, serveAdminCommands, type AdminRunner } from './admin/admin-socket';
+export { DATABASE_URL_FORMAT, databaseTarget, describeDatabase, type DatabaseTarget } from './db/database-target';
+export { claimEmbeddedDatabase, type Claim, type EmbeddedOwner } from './db/embedded-owner';
+export { createHealthRepository } from './db/health-repository';
+export { migrateToLatest, openDb } from './db/open-db';
+export { createAppServer } from './http/app-server';
+export { observeRequests, queryRedactor, requestLog, type ObserveRequest } from './http/request-observation';

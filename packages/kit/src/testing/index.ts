@@ -1,0 +1,5 @@
+// Test support for both services' suites (`@platform/kit/testing`); nothing in a service's src imports it.
+export { loadOpenApi, type CheckedResponse, type OpenApiDocument, type OpenApiValidator, type SpecTarget } from './openapi-validator';
+export { serviceProcesses, stopMain, type MainProcess } from './processes';
+export { describeWithRealServer } from './real-services';
+export { createTestDatabase, openTestDatabase, prepareTemplate, type ServiceMigrations, type TestDatabase } from './test-database';
