@@ -1,7 +1,6 @@
 import path from 'node:path';
-import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
-import { DATABASE_URL_FORMAT, databaseTarget, type DatabaseTarget } from '@platform/kit';
+import { DATABASE_URL_FORMAT, DEFAULT_TRUSTED_PROXIES, databaseTarget, parseTrustedProxies, type DatabaseTarget } from '@platform/kit';
 import type { StorageBackend } from './storage/object-store';
 import type { S3Settings } from './storage/s3-store';
 
@@ -60,24 +59,17 @@ const intFromEnv = (fallback: number, min: number) =>
     .pipe(z.number().int().min(min).max(Number.MAX_SAFE_INTEGER))
     .default(fallback);
 
-/** Loopback and the private ranges a compose network uses: nginx beside the service. */
-const DEFAULT_TRUSTED_PROXIES = 'loopback, uniquelocal';
-
-/** The proxies whose X-Forwarded-For is believed, as Express's `trust proxy` takes them (proxy-addr's syntax). */
+/** The proxies whose X-Forwarded-For is believed (see parseTrustedProxies). */
 const trustedProxiesFromEnv = z
   .string()
   .default(DEFAULT_TRUSTED_PROXIES)
   .transform((raw, ctx) => {
-    const entries = raw.split(',').map((entry) => entry.trim());
-    for (const entry of entries) {
-      try {
-        proxyaddr.compile(entry);
-      } catch {
-        ctx.addIssue({ code: 'custom', message: `must be a comma-separated list of proxy addresses, CIDR ranges, loopback, linklocal or uniquelocal: "${entry}" is none of them` });
-        return z.NEVER;
-      }
+    try {
+      return parseTrustedProxies(raw);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
     }
-    return Object.freeze(entries);
   });
 
 const schema = z

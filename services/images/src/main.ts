@@ -1,7 +1,7 @@
-import { createAppServer } from '@platform/kit';
+import { createAppServer, createLogger } from '@platform/kit';
 import { loadConfig, type ImagesConfig } from './config';
 import { installClientErrorEnvelope } from './http/client-error';
-import { createLogger, openImagesService } from './open-service';
+import { openImagesService } from './open-service';
 
 async function main(): Promise<void> {
   let config: ImagesConfig;
@@ -11,7 +11,7 @@ async function main(): Promise<void> {
     process.stderr.write(`config error: ${(error as Error).message}\n`);
     process.exit(1);
   }
-  const logger = createLogger(config, { buffered: true });
+  const logger = createLogger('images', config.logLevel, { buffered: true });
   const service = await openImagesService(config, { logger });
   const server = createAppServer(service.app);
   installClientErrorEnvelope(server, logger);

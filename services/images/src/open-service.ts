@@ -1,7 +1,7 @@
 import type express from 'express';
 import type { Knex } from 'knex';
-import pino, { type Logger } from 'pino';
-import { claimEmbeddedDatabase, migrateToLatest, openDb, serveAdminCommands } from '@platform/kit';
+import type { Logger } from 'pino';
+import { claimEmbeddedDatabase, createLogger, migrateToLatest, openDb, serveAdminCommands } from '@platform/kit';
 import { createApp, createReadiness, createServices, type Readiness, type Services } from './app';
 import { runAdminCommand } from './admin/commands';
 import type { ImagesConfig } from './config';
@@ -14,25 +14,6 @@ import { migrationSource } from './db/migration-source';
 const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
 /** Far beyond any live upload (Node's server.requestTimeout caps receiving a request at 5 minutes). */
 const STALE_TEMP_AGE_MS = 60 * 60 * 1000;
-
-/**
- * The service's logger. `buffered` (the running service): lines go to stdout in writes of 4 KB rather
- * than one write per request line, flushed at least every second and when the process exits; a process
- * killed outright (SIGKILL, out of memory) loses at most that last second of lines.
- */
-export function createLogger(config: Pick<ImagesConfig, 'logLevel'>, options: { buffered?: boolean } = {}): Logger {
-  if (!options.buffered) return pino({ level: config.logLevel, base: { service: 'images' } });
-  const destination = pino.destination({ dest: 1, minLength: 4096, sync: false });
-  setInterval(() => destination.flush(), 1000).unref();
-  process.once('exit', () => {
-    try {
-      destination.flushSync();
-    } catch {
-      // nothing left to write, or stdout is gone
-    }
-  });
-  return pino({ level: config.logLevel, base: { service: 'images' } }, destination);
-}
 
 /**
  * Images whose rows name a backend this configuration lacks (S3_BUCKET unset while images are in the
@@ -71,7 +52,7 @@ export async function openImagesService(
   runHousekeeping(): Promise<void>;
   close(): Promise<void>;
 }> {
-  const logger = options.logger ?? createLogger(config);
+  const logger = options.logger ?? createLogger('images', config.logLevel);
   const target = config.database;
   // PGlite allows one process per directory: claim it, or say who has it.
   const claim = options.db || target.kind !== 'pglite-dir' ? undefined : claimEmbeddedDatabase(target.dir);

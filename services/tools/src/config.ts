@@ -1,6 +1,5 @@
-import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
-import { DATABASE_URL_FORMAT, databaseTarget, type DatabaseTarget } from '@platform/kit';
+import { DATABASE_URL_FORMAT, DEFAULT_TRUSTED_PROXIES, databaseTarget, parseTrustedProxies, type DatabaseTarget } from '@platform/kit';
 
 const positiveInt = (fallback: number) =>
   z
@@ -49,24 +48,17 @@ function placeholderPassword(databaseUrl: string): boolean {
   }
 }
 
-/** Loopback and the private ranges a compose network uses: nginx beside the service. */
-const DEFAULT_TRUSTED_PROXIES = 'loopback, uniquelocal';
-
-/** The proxies whose X-Forwarded-For is believed, as Express's `trust proxy` takes them (proxy-addr's syntax). */
+/** The proxies whose X-Forwarded-For is believed (see parseTrustedProxies); unset or empty: the default. */
 const trustedProxiesFromEnv = z
   .string()
   .optional()
   .transform((raw, ctx) => {
-    const entries = (raw === undefined || raw.trim() === '' ? DEFAULT_TRUSTED_PROXIES : raw).split(',').map((entry) => entry.trim());
-    for (const entry of entries) {
-      try {
-        proxyaddr.compile(entry);
-      } catch {
-        ctx.addIssue({ code: 'custom', message: `must be a comma-separated list of proxy addresses, CIDR ranges, loopback, linklocal or uniquelocal: "${entry}" is none of them` });
-        return z.NEVER;
-      }
+    try {
+      return parseTrustedProxies(raw === undefined || raw.trim() === '' ? DEFAULT_TRUSTED_PROXIES : raw);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
     }
-    return Object.freeze(entries);
   });
 
 const schema = z.object({

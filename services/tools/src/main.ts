@@ -1,8 +1,7 @@
-import { createAppServer } from '@platform/kit';
+import { createAppServer, createLogger } from '@platform/kit';
 import { loadConfig, type ToolsConfig } from './config';
 import { ensureDemoData } from './demo';
 import { installClientErrorEnvelope } from './http/client-error';
-import { createLogger } from './logger';
 import { openToolsService } from './open-service';
 
 async function main(): Promise<void> {
@@ -13,7 +12,7 @@ async function main(): Promise<void> {
     process.stderr.write(`config error: ${(error as Error).message}\n`);
     process.exit(1);
   }
-  const logger = createLogger(config, { buffered: true });
+  const logger = createLogger('tools', config.logLevel, { buffered: true });
   const service = await openToolsService(config, { logger });
   if (process.argv.includes('--demo')) {
     const demo = await ensureDemoData(service.db);

@@ -2,12 +2,11 @@ import type express from 'express';
 import type { Knex } from 'knex';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { claimEmbeddedDatabase, migrateToLatest, openDb, serveAdminCommands } from '@platform/kit';
+import { claimEmbeddedDatabase, createLogger, migrateToLatest, openDb, serveAdminCommands } from '@platform/kit';
 import { runAdminCommand } from './admin/commands';
 import { createApp, createReadiness, type Readiness } from './app';
 import { memoryKeyVersion, redisKeyVersion } from './auth/key-version';
 import type { ToolsConfig } from './config';
-import { createLogger } from './logger';
 import { createCatalogRepository } from './catalog/catalog-repository';
 import { reindexStaleSearchDocuments } from './catalog/search-index';
 import { createMetrics, type Metrics } from './metrics/metrics';
@@ -24,7 +23,7 @@ export async function openToolsService(
     db?: Knex;
   } = {},
 ): Promise<{ app: express.Express; db: Knex; metrics: Metrics; readiness(): Promise<Readiness>; close(): Promise<void> }> {
-  const logger = options.logger ?? createLogger(config);
+  const logger = options.logger ?? createLogger('tools', config.logLevel);
   const target = config.database;
   // PGlite allows one process per directory: claim it, or say who has it.
   const claim = options.db || target.kind !== 'pglite-dir' ? undefined : claimEmbeddedDatabase(target.dir);

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { claimEmbeddedDatabase, describeDatabase, forwardAdminCommand, migrateToLatest, openDb } from '@platform/kit';
+import { claimEmbeddedDatabase, createLogger, describeDatabase, forwardAdminCommand, migrateToLatest, openDb } from '@platform/kit';
 import { loadConfig, type ToolsConfig } from '../config';
-import { createLogger } from '../logger';
 import { openRedis, waitForRedis } from '../ratelimit/redis-connection';
 import { createRequestLimiter } from '../ratelimit/request-limiter';
 import { memoryKeyVersion, redisKeyVersion } from '../auth/key-version';
@@ -42,7 +41,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: Prin
   const target = config.database;
   const runHere = async () => {
     // The CLI's own logs would mix with its output; only warnings and worse go to stderr.
-    const logger = createLogger({ logLevel: config.logLevel === 'silent' ? 'silent' : 'warn' });
+    const logger = createLogger('tools', config.logLevel === 'silent' ? 'silent' : 'warn');
     const db = await openDb(target, { migrationSource });
     const redis = config.redisUrl ? openRedis(config.redisUrl, logger) : undefined;
     try {
