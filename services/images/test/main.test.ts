@@ -5,40 +5,12 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { migrateToLatest, openDb } from '@platform/kit';
+import { serviceProcesses } from '@platform/kit/testing';
 import { loadConfig } from '../src/config';
 import { fixtureBytes, userAdminFor } from './support/harness';
 import { migrationSource } from '../src/db/migration-source';
 
-const mainFile = path.join(__dirname, '../src/main.ts');
-
-function startMain(env: Record<string, string>) {
-  // node itself, not the tsx wrapper: a signal to the wrapper's pid would not reach the server.
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', mainFile], { cwd: path.join(__dirname, '..'), env: { ...process.env, NODE_OPTIONS: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  const waiters: Array<() => void> = [];
-  child.stdout!.on('data', (chunk) => {
-    stdout += chunk;
-    for (const check of [...waiters]) check();
-  });
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
-  const exit = new Promise<{ code: number | null; stderr: string }>((resolve) => child.on('exit', (code) => resolve({ code, stderr })));
-  /** Resolves with the first match of `pattern` in stdout; fails if the process exits first. */
-  const printed = (pattern: RegExp) =>
-    new Promise<RegExpExecArray>((resolve, reject) => {
-      const check = () => {
-        const match = pattern.exec(stdout);
-        if (!match) return;
-        waiters.splice(waiters.indexOf(check), 1);
-        resolve(match);
-      };
-      waiters.push(check);
-      check();
-      void exit.then(() => reject(new Error(`exited before printing ${pattern}: ${stderr}`)));
-    });
-  const port = printed(/"port":(\d+).*images service listening/).then((match) => Number(match[1]));
-  return { child, port, exit, printed };
-}
+const { startMain } = serviceProcesses(path.join(__dirname, '..'));
 
 test('when the config is bad, then main prints one config error line and exits 1', async () => {
   const { exit, port } = startMain({ PORT: 'abc' });
