@@ -236,6 +236,48 @@ describe('token', () => {
     await expectNothingStored(user.id);
   });
 
+  test('when an upload is refused unread and its client sends the rest of the body anyway, then the same keep-alive connection answers the next request', async () => {
+    const user = await createTestUser(svc.db);
+    const { port } = svc.server.address() as net.AddressInfo;
+    const boundary = 'b0undary';
+    const body = Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.png"\r\nContent-Type: image/png\r\n\r\n`),
+      Buffer.alloc(3 * 1024 * 1024, 0x41),
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    const socket = net.connect(port, '127.0.0.1');
+    let received = '';
+    const waiters: Array<() => void> = [];
+    socket.on('data', (chunk) => {
+      received += chunk.toString('utf8');
+      for (const check of [...waiters]) check();
+    });
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    /** The n-th answer's body, once it is complete; fails if the connection closes first. */
+    const answer = (n: number) =>
+      new Promise<unknown>((resolve, reject) => {
+        const check = () => {
+          const bodies = received.split(/HTTP\/1\.1 /).slice(1).map((one) => one.slice(one.indexOf('\r\n\r\n') + 4));
+          const done = bodies[n - 1];
+          if (done === undefined || !done.endsWith('}')) return;
+          waiters.splice(waiters.indexOf(check), 1);
+          resolve(JSON.parse(done));
+        };
+        waiters.push(check);
+        check();
+        void closed.then(() => reject(new Error(`the connection closed after: ${received.slice(0, 300)}`)));
+      });
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(`POST ${UPLOAD} HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${body.length}\r\n\r\n`);
+    socket.write(body);
+    expect(await answer(1)).toEqual({ code: 1, msg: '请先登录' });
+    socket.write(`GET /api/image.php?action=list HTTP/1.1\r\nHost: x\r\nX-API-Token: ${user.token}\r\n\r\n`);
+    expect(await answer(2)).toMatchObject({ code: 0, data: { total: 0 } });
+    socket.destroy();
+    await closed;
+    await expectNothingStored(user.id);
+  });
+
   test('when the body token comes before the file, then the file is cut off at the group limit while streaming, as with a header token: a retry of a stored upload after the limit was lowered below its size gets 文件大小超出限制', async () => {
     const user = await createTestUser(svc.db, 'carol', undefined, { password: 'password-123' });
     // The first upload with another credential of the user, so the account token's principal is not recalled from memory.

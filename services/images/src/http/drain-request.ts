@@ -5,11 +5,14 @@ import { requestLog } from '@platform/kit';
  * Answering a request whose body is still arriving (a wrong token or an oversized file refused
  * before the body was read) makes Node close the socket under the client, and many clients, Node's
  * own included, then report EPIPE instead of reading the answer. So before a failure is rendered,
- * the rest of the body is read and dropped (never stored), up to `maxBytes`, or the smaller
- * `res.locals.maxUnreadBodyBytes` a route set (an upload refused before any credential was known).
- * Past that, reading stops and the answer goes out at once. The connection is not closed under a
- * body still arriving: nginx, streaming an upload's body, then answers 502 instead of passing the
- * answer on. The peer closes it once it has the answer, or Node's keep-alive timeout does.
+ * the rest of the body is read and dropped (never stored), up to the smaller `res.locals.maxUnreadBodyBytes`
+ * a route set (an upload refused before any credential was known) or `maxBytes`.
+ *
+ * Past that, the answer goes out at once while what still arrives is dropped as it comes: a body left
+ * unread would leave the connection stuck mid-request, and the next request nginx sends on it (it
+ * keeps upstream connections alive) would wait until Node's keep-alive timeout closes it. Closing at
+ * once instead loses the answer when nginx is still sending (a reset before it read the answer: 502).
+ * A peer that sends more than `maxBytes` after that has the connection closed under it.
  */
 export function drainUnreadBody(maxBytes: number): ErrorRequestHandler {
   return (error, req, res, next) => {
@@ -18,27 +21,30 @@ export function drainUnreadBody(maxBytes: number): ErrorRequestHandler {
       return;
     }
     requestLog(req)?.debug('request refused before its body arrived: reading and dropping the rest before answering');
-    const limit = typeof res.locals.maxUnreadBodyBytes === 'number' ? Math.min(res.locals.maxUnreadBodyBytes, maxBytes) : maxBytes;
+    const answerAfter = typeof res.locals.maxUnreadBodyBytes === 'number' ? Math.min(res.locals.maxUnreadBodyBytes, maxBytes) : maxBytes;
     let drained = 0;
-    let finished = false;
-    const finish = () => {
-      if (finished) return;
-      finished = true;
-      req.off('data', onData);
-      req.off('end', finish);
-      req.off('close', finish);
+    let answered = false;
+    const answer = () => {
+      if (answered) return;
+      answered = true;
       next(error);
+    };
+    const stop = () => {
+      req.off('data', onData);
+      answer();
     };
     const onData = (chunk: Buffer) => {
       drained += chunk.length;
-      if (drained > limit) {
-        req.pause();
-        finish();
+      if (drained > answerAfter + maxBytes) {
+        stop();
+        req.socket.destroy();
+      } else if (drained > answerAfter) {
+        answer();
       }
     };
     req.on('data', onData);
-    req.once('end', finish);
-    req.once('close', finish);
+    req.once('end', stop);
+    req.once('close', stop);
     req.resume();
   };
 }
