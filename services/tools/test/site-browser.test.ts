@@ -22,6 +22,11 @@ const AXE_SOURCE_PATH = require.resolve('axe-core/axe.min.js');
  * Not a `/favicon.ico` URL: headless Chromium fetches those itself, past the test's request routing.
  */
 const SERVED_ICON = 'https://icons.example.test/vscode.svg';
+const CLOCK_START = Date.parse('2026-11-27T12:00:00Z');
+/** Search as you type waits this long after the last keystroke (site.js's DELAY_MS, with a margin) ... */
+const PAST_DELAY_MS = 300;
+/** ... and a query shown this long without typing is settled: the next gets its own history entry (SETTLE_MS). */
+const PAST_SETTLE_MS = 1100;
 const ICON_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0065a9"/></svg>';
 
 describeWithChromium('website in Chromium', () => {
@@ -62,7 +67,8 @@ describeWithChromium('website in Chromium', () => {
     external: string[];
   }
 
-  async function open(path: string, options: { javaScript?: boolean; phone?: boolean } = {}): Promise<Opened> {
+  /** `clock`: the page's timers run only when the test moves its clock (page.clock.runFor), from the first document on. */
+  async function open(path: string, options: { javaScript?: boolean; phone?: boolean; clock?: boolean } = {}): Promise<Opened> {
     const context = await browser.newContext({
       javaScriptEnabled: options.javaScript ?? true,
       viewport: options.phone ? { width: 390, height: 844 } : { width: 1280, height: 900 },
@@ -86,6 +92,10 @@ describeWithChromium('website in Chromium', () => {
       if (message.type() === 'error' && /Content Security Policy|Refused to/i.test(message.text())) problems.push(message.text());
     });
     page.on('pageerror', (error) => problems.push(error.message));
+    if (options.clock) {
+      await page.clock.install({ time: CLOCK_START });
+      await page.clock.pauseAt(CLOCK_START + 1000);
+    }
     await page.goto(base + path);
     return { page, problems, external };
   }
@@ -152,6 +162,124 @@ describeWithChromium('website in Chromium', () => {
     await page.waitForURL(`${base}/search?q=photshop`);
     await page.locator('#main .tool-card__link[href="/tool/photoshop"]').waitFor();
     await expectAccessible(page);
+    expect(problems).toEqual([]);
+  });
+
+  /** The keywords of the search pages the page fetched as the visitor typed, in order. */
+  function searchesAsked(page: Page): string[] {
+    const asked: string[] = [];
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (request.resourceType() === 'fetch' && url.pathname.endsWith('/search')) asked.push(url.searchParams.get('q') ?? '');
+    });
+    return asked;
+  }
+
+  /** Moves the page's clock past the typing pause and waits for the search page it then asks for. */
+  async function pauseTyping(page: Page, keyword: string): Promise<void> {
+    const answered = page.waitForResponse((response) => new URL(response.url()).searchParams.get('q') === keyword);
+    await page.clock.runFor(PAST_DELAY_MS);
+    await answered;
+    await page.waitForURL(`${base}/search?q=${encodeURIComponent(keyword)}`);
+    await page.locator('#main [data-search-summary]').waitFor();
+  }
+
+  const apiSlugs = async (keyword: string) =>
+    ((await request(base).get(`/api/index.php?action=search&q=${encodeURIComponent(keyword)}`)).body.data.data as { slug: string }[]).map((tool) => tool.slug);
+
+  test('when a visitor types 截图 with a pinyin input method, then nothing is fetched while it composes (no "nothing found" for jie\'tu, the address kept), and one search follows compositionend', async () => {
+    const { page, problems } = await open('/', { clock: true });
+    const asked = searchesAsked(page);
+    // Every text <main> shows, recorded as it changes: a flash would be caught even if replaced at once.
+    await page.evaluate(() => {
+      const shown: string[] = [];
+      (window as unknown as { shown: string[] }).shown = shown;
+      new MutationObserver(() => shown.push(document.getElementById('main')?.textContent ?? '')).observe(document.body, { childList: true, subtree: true, characterData: true });
+    });
+    await page.getByRole('searchbox', { name: '搜索工具' }).focus();
+    const ime = await page.context().newCDPSession(page);
+    for (const text of ['j', 'jie', "jie't", "jie'tu"]) {
+      await ime.send('Input.imeSetComposition', { text, selectionStart: text.length, selectionEnd: text.length });
+      // Long past the typing pause and the settling time: the composition alone must not search.
+      await page.clock.runFor(PAST_SETTLE_MS);
+      await expect(page.locator('#main [data-search-summary]').count()).resolves.toBe(0);
+      expect(page.url()).toBe(`${base}/`);
+    }
+    await ime.send('Input.insertText', { text: '截图' }); // the input method commits: compositionend
+    await pauseTyping(page, '截图');
+    expect(asked).toEqual(['截图']);
+    const shown = await page.evaluate(() => (window as unknown as { shown: string[] }).shown);
+    expect(shown.filter((text) => text.includes('没有找到'))).toEqual([]);
+    expect(await cardSlugs(page)).toEqual(await apiSlugs('截图'));
+    await expect(page.title()).resolves.toBe('“截图”的搜索结果 - 工具导航');
+    expect(problems).toEqual([]);
+  });
+
+  test('when a visitor searches, pauses, and searches on, then each settled query is one history entry; Back walks them, then returns to the page they came from, and Forward comes back', async () => {
+    const { page, problems } = await open('/category/design', { clock: true });
+    await page.locator('.site-header a[href="/"]').first().click();
+    await page.waitForURL(`${base}/`);
+    const before = await page.evaluate(() => history.length);
+    const asked = searchesAsked(page);
+    const box = page.getByRole('searchbox', { name: '搜索工具' });
+    await box.focus();
+    await page.keyboard.insertText('截图');
+    await pauseTyping(page, '截图');
+    await expect(page.evaluate(() => history.length)).resolves.toBe(before + 1);
+
+    await page.clock.runFor(PAST_SETTLE_MS); // 截图 stays on screen: settled
+    await page.keyboard.insertText('软');
+    await pauseTyping(page, '截图软');
+    await page.keyboard.insertText('件'); // typing on at once: the same entry, updated
+    await pauseTyping(page, '截图软件');
+    await expect(page.evaluate(() => history.length)).resolves.toBe(before + 2);
+    expect(asked).toEqual(['截图', '截图软', '截图软件']);
+
+    await page.goBack();
+    await page.waitForURL(`${base}/search?q=${encodeURIComponent('截图')}`);
+    await expect(box.inputValue()).resolves.toBe('截图');
+    expect(await cardSlugs(page)).toEqual(await apiSlugs('截图'));
+    await expect(page.title()).resolves.toBe('“截图”的搜索结果 - 工具导航');
+
+    await page.goBack();
+    await page.waitForURL(`${base}/`);
+    await page.locator('#categories-heading').waitFor();
+    await expect(box.inputValue()).resolves.toBe('');
+    await expect(page.title()).resolves.toBe('工具导航 - 发现好用的在线工具与软件');
+
+    await page.goForward();
+    await page.waitForURL(`${base}/search?q=${encodeURIComponent('截图')}`);
+    await expect(box.inputValue()).resolves.toBe('截图');
+    await page.goBack();
+    await page.waitForURL(`${base}/`);
+    await page.goBack();
+    await page.waitForURL(`${base}/category/design`);
+    // Back and Forward showed what was kept: nothing was fetched again.
+    expect(asked).toEqual(['截图', '截图软', '截图软件']);
+    expect(problems).toEqual([]);
+  });
+
+  test('when an older search is still on its way as the visitor types on, then it is cancelled and the newer results stay', async () => {
+    const { page, problems } = await open('/', { clock: true });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    // The first search's answer is held back until the second has been shown.
+    await page.route((url) => url.pathname === '/search' && url.searchParams.get('q') === 'pdf', async (route) => {
+      await held;
+      await route.continue().catch(() => undefined);
+    });
+    const cancelled = page.waitForEvent('requestfailed', (failed) => new URL(failed.url()).searchParams.get('q') === 'pdf');
+    await page.getByRole('searchbox', { name: '搜索工具' }).focus();
+    await page.keyboard.insertText('pdf');
+    const asked = page.waitForRequest((sent) => new URL(sent.url()).searchParams.get('q') === 'pdf');
+    await page.clock.runFor(PAST_DELAY_MS);
+    await asked;
+    await page.keyboard.insertText('合并');
+    await pauseTyping(page, 'pdf合并');
+    expect((await cancelled).failure()?.errorText).toBe('net::ERR_ABORTED');
+    release();
+    expect(await cardSlugs(page)).toEqual(await apiSlugs('pdf合并'));
+    await expect(page.locator('#main [data-search-summary]').innerText()).resolves.toMatch(/^“pdf合并”共找到 \d+ 个工具$/);
     expect(problems).toEqual([]);
   });
 

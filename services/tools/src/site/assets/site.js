@@ -36,18 +36,38 @@
   settleIcons(document);
 
   // ---- search as you type ----
+  // Results come after the typing pauses (DELAY_MS), never while an input method is composing (its
+  // half-typed pinyin is not a query). History: the first results of a burst of typing push one entry, later
+  // ones in the same burst replace it; a query left showing SETTLE_MS, or a box left, is settled, so
+  // Back walks the settled queries and then the page the visitor came from.
   var form = document.querySelector('form[data-live-search]');
-  if (!form || !window.fetch || !window.DOMParser || !window.AbortController || !window.history || !history.replaceState) return;
+  if (!form || !window.fetch || !window.DOMParser || !window.AbortController || !window.history || !history.pushState) return;
   var input = form.querySelector('input[name="q"]');
   var status = document.getElementById('live-status');
   var main = document.getElementById('main');
   if (!input || !main) return;
 
-  var DELAY_MS = 180;
-  var original = null; // the page's own <main>, URL, title and language links, put back when the box is cleared
+  var DELAY_MS = 250;
+  var SETTLE_MS = 1000;
   var timer = 0;
+  var settleTimer = 0;
+  var composing = false;
   var inFlight = null;
-  var lastKeyword = input.value.trim();
+  var inBurst = false; // the current history entry was pushed by this burst of typing and may be replaced
+  // Every history entry of this document, by the id in its state: what it shows, for Back and Forward.
+  var entries = {};
+  var idPrefix = String(Date.now()) + Math.random().toString(36).slice(2) + ':';
+  var nextId = 0;
+  var currentId = remember({ main: main, url: location.href, title: document.title, switchHrefs: switchHrefs(document), keyword: input.value.trim() });
+  history.replaceState({ liveSearch: currentId }, '', location.href);
+  var origin = entries[currentId]; // the page as loaded: shown again (with an empty box) when the box is cleared
+  var wanted = origin.keyword; // the keyword shown or being fetched
+
+  function remember(entry) {
+    var id = idPrefix + nextId++;
+    entries[id] = entry;
+    return id;
+  }
 
   function swapMain(next) {
     main.replaceWith(next);
@@ -73,15 +93,38 @@
     window.requestAnimationFrame(function () { status.textContent = text; });
   }
 
-  function restore() {
+  function show(entry) {
+    if (entry.main !== main) swapMain(entry.main);
+    setSwitchHrefs(entry.switchHrefs);
+    document.title = entry.title;
+  }
+
+  function stopPending() {
+    window.clearTimeout(timer);
+    timer = 0;
     if (inFlight) inFlight.abort();
-    if (!original) return;
-    swapMain(original.main);
-    setSwitchHrefs(original.switchHrefs);
-    history.replaceState(history.state, '', original.url);
-    document.title = original.title;
-    original = null;
-    announce('');
+    inFlight = null;
+    main.removeAttribute('aria-busy');
+  }
+
+  function settle() {
+    window.clearTimeout(settleTimer);
+    inBurst = false;
+  }
+
+  // Shows a settled answer: a new history entry for the first of a burst, the same entry for the rest.
+  function commit(entry) {
+    if (inBurst) {
+      entries[currentId] = entry;
+      history.replaceState({ liveSearch: currentId }, '', entry.url);
+    } else {
+      currentId = remember(entry);
+      history.pushState({ liveSearch: currentId }, '', entry.url);
+      inBurst = true;
+    }
+    show(entry);
+    window.clearTimeout(settleTimer);
+    settleTimer = window.setTimeout(settle, SETTLE_MS);
   }
 
   function search(keyword) {
@@ -93,23 +136,21 @@
     fetch(url, { signal: controller.signal, credentials: 'same-origin', headers: { Accept: 'text/html' } })
       .then(function (response) { return response.text(); })
       .then(function (text) {
-        if (controller !== inFlight) return;
+        // An answer overtaken by a newer query (or by composing) is dropped even if the abort came too late.
+        if (controller !== inFlight || composing) return;
         var page = new DOMParser().parseFromString(text, 'text/html');
         var fetched = page.getElementById('main');
         if (!fetched) throw new Error('no <main> in the search page');
-        if (!original) original = { main: main, url: location.href, title: document.title, switchHrefs: switchHrefs(document) };
         var next = document.importNode(fetched, true);
-        swapMain(next);
-        setSwitchHrefs(switchHrefs(page));
+        commit({ main: next, url: url, title: page.title, switchHrefs: switchHrefs(page), keyword: keyword });
         settleIcons(next);
-        history.replaceState(history.state, '', url);
-        document.title = page.title;
         var summary = next.querySelector('[data-search-summary]');
         announce(summary ? summary.textContent : '');
       })
       .catch(function (error) {
-        // Aborted by a newer keystroke, or the network failed: the form still submits normally.
+        // Aborted by a newer query, or the network failed: the form still submits normally.
         if (error && error.name === 'AbortError') return;
+        if (controller === inFlight) wanted = null;
       })
       .then(function () {
         if (controller === inFlight) {
@@ -119,14 +160,54 @@
       });
   }
 
-  input.addEventListener('input', function () {
+  function run() {
+    timer = 0;
+    if (composing) return;
+    var keyword = input.value.trim();
+    if (keyword === wanted) return;
+    wanted = keyword;
+    if (keyword !== '') return search(keyword);
+    stopPending();
+    commit({ main: origin.main, url: origin.url, title: origin.title, switchHrefs: origin.switchHrefs, keyword: '' });
+    announce('');
+  }
+
+  function schedule() {
     window.clearTimeout(timer);
-    timer = window.setTimeout(function () {
-      var keyword = input.value.trim();
-      if (keyword === lastKeyword) return;
-      lastKeyword = keyword;
-      if (keyword === '') restore();
-      else search(keyword);
-    }, DELAY_MS);
+    // Typing again keeps the burst open: only a query left showing is settled.
+    window.clearTimeout(settleTimer);
+    timer = window.setTimeout(run, DELAY_MS);
+  }
+
+  input.addEventListener('compositionstart', function () {
+    composing = true;
+    // Whatever was pending is for the text before the composition; it is asked again when it ends.
+    stopPending();
+    wanted = entries[currentId].keyword;
+  });
+  input.addEventListener('compositionend', function () {
+    composing = false;
+    schedule();
+  });
+  input.addEventListener('input', function (event) {
+    if (composing || event.isComposing) return;
+    schedule();
+  });
+  // Leaving the box settles what it shows (a query still on its way settles with its answer's entry).
+  input.addEventListener('blur', function () {
+    if (!timer && !inFlight) settle();
+  });
+
+  window.addEventListener('popstate', function (event) {
+    var id = event.state && event.state.liveSearch;
+    if (!id) return; // an entry of a fragment link (#main): the page shown stays
+    var entry = entries[id];
+    if (!entry) return location.reload(); // an entry of an earlier document of this tab
+    stopPending();
+    settle();
+    currentId = id;
+    show(entry);
+    input.value = entry.keyword;
+    wanted = entry.keyword;
   });
 })();
