@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --smoke] [-- --only <scenario,...>] [-- --duration <seconds>] [-- --no-build] [-- --no-write]`
+ * `npm run bench [-- --smoke] [-- --only <scenario,...>] [-- --duration <seconds>] [-- --samples <n>] [-- --no-build] [-- --no-write]`
  *
  * Builds the production JS, starts the real stack on loopback (its own Postgres databases, a private
  * redis-server, nginx rendered from proxy/nginx.conf.template, both services with NODE_ENV=production),
@@ -12,10 +12,14 @@ import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import { Client } from 'pg';
 import { createImagesGroup, createImagesUser, multipartUpload, NEEDLE, NEEDLE_MATCHES, seedImageRows, seedTools, writeJpeg, writeLargePng } from './lib/dataset';
 import { alternate, type Side, type Slice } from './lib/alternate';
+import { judgedQuality, latencyTables, measureLatencies, percentile, PREFIX_QUERIES, type LatencyQuery, type QualityFigures } from './lib/search-latency';
+import { generateToolDirectory } from './lib/tool-directory';
+import { loadSearchJudgements, RECALL_AT_10_TARGET, SUCCESS_AT_3_TARGET } from '../services/tools/src/catalog/search-quality';
 import { createLifecycle, type Lifecycle } from './lib/lifecycle';
 import { load, measureSlice, type LoadOptions, type LoadSlice } from './lib/load';
 import { cpuSince, peakRssBytes, resetPeakRss, snapshotCpu, type ProcessGroup } from './lib/proc';
@@ -26,6 +30,7 @@ import {
   type PostgresAdmin,
   randomSuffix,
   ROOT,
+  runAdmin,
   startProjectNginx,
   startRedis,
   startService,
@@ -47,6 +52,9 @@ interface Mode {
   uploadSec: number;
   rssUploads: number;
   rssUploadBytes: number;
+  /** The search scenario's directory size and how many times each query is timed. */
+  searchTools: number;
+  searchSamples: number;
 }
 
 const FULL: Mode = {
@@ -61,6 +69,8 @@ const FULL: Mode = {
   uploadSec: 15,
   rssUploads: 16,
   rssUploadBytes: 20 * 1024 * 1024,
+  searchTools: 10_000,
+  searchSamples: 50,
 };
 
 /** Seconds, not minutes: every scenario runs once, tiny, so CI sees the harness work end to end. */
@@ -76,9 +86,11 @@ const SMOKE: Mode = {
   uploadSec: 0.5,
   rssUploads: 16,
   rssUploadBytes: 1024 * 1024,
+  searchTools: 1_000,
+  searchSamples: 2,
 };
 
-const ALL_SCENARIOS = ['tools', 'images-list', 'static', 'upload', 'media', 'upload-rss', 'embedded'] as const;
+const ALL_SCENARIOS = ['tools', 'search', 'images-list', 'static', 'upload', 'media', 'upload-rss', 'embedded'] as const;
 type ScenarioName = (typeof ALL_SCENARIOS)[number];
 
 const TOOLS_LIST_PAGES = 13; // the sample directory has 247 tools: 13 pages of 20, the last one partial
@@ -90,12 +102,18 @@ function parseArgs(argv: string[]): { mode: Mode; only: Set<ScenarioName>; build
   let only = new Set<ScenarioName>(ALL_SCENARIOS);
   let write = true;
   let duration: number | undefined;
+  let samples: number | undefined;
   let build = true;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--smoke') mode = SMOKE;
     else if (arg === '--no-write') write = false;
     else if (arg === '--no-build') build = false;
+    else if (arg === '--samples') {
+      const count = Number(argv[++i]);
+      if (!Number.isInteger(count) || count < 1) usage('--samples takes a whole number of timed searches per query');
+      samples = count;
+    }
     else if (arg === '--duration') {
       const seconds = Number(argv[++i]);
       if (!(seconds > 0)) usage('--duration takes a number of seconds');
@@ -110,13 +128,14 @@ function parseArgs(argv: string[]): { mode: Mode; only: Set<ScenarioName>; build
     else usage(`unknown argument ${arg}`);
   }
   if (duration !== undefined) mode = { ...mode, durationSec: duration, uploadSec: duration };
+  if (samples !== undefined) mode = { ...mode, searchSamples: samples };
   // A smoke run proves the harness works; its numbers are not results.
-  return { mode, only, build, write: write && build && !mode.smoke && only.size === ALL_SCENARIOS.length && duration === undefined };
+  return { mode, only, build, write: write && build && !mode.smoke && only.size === ALL_SCENARIOS.length && duration === undefined && samples === undefined };
 }
 
 function usage(problem?: string): never {
   if (problem) process.stderr.write(`bench: ${problem}\n`);
-  process.stderr.write(`usage: npm run bench [-- --smoke] [-- --only ${ALL_SCENARIOS.join(',')}] [-- --duration <seconds>] [-- --no-build] [-- --no-write]\n`);
+  process.stderr.write(`usage: npm run bench [-- --smoke] [-- --only ${ALL_SCENARIOS.join(',')}] [-- --duration <seconds>] [-- --samples <n>] [-- --no-build] [-- --no-write]\n`);
   process.exit(problem ? 2 : 0);
 }
 
@@ -196,6 +215,8 @@ interface Bench {
   uploadToken: string;
   rows: Row[];
   checks: TargetCheck[];
+  /** Tables of their own that scenarios add below the targets. */
+  sections: string[];
   /** Load on `groups`: a warm-up (not measured), then slices of `options` (for the given seconds, or its `amount` each). */
   loadSide(groups: ProcessGroup[], options: LoadOptions, rssGroup?: string): Side;
   /** Runs of a script of bench/baselines/ that prints its operations, seconds, CPU and latencies (no warm-up: the script warms itself if it needs to). */
@@ -318,6 +339,7 @@ async function startBench(mode: Mode, lifecycle: Lifecycle, workDir: string, bui
     uploadToken,
     rows,
     checks: [],
+    sections: [],
     loadSide: (groups, options, rssGroup) => ({
       async warm() {
         if (mode.warmupSec > 0 && options.amount === undefined) await load({ ...options, durationSec: mode.warmupSec });
@@ -408,6 +430,79 @@ async function toolsScenario(bench: Bench, requests: ToolsRequests): Promise<voi
       detail: `${cpu.toFixed(3)} ms CPU/request, ${row.ratio!.toFixed(2)}× (c=${mode.connections})`,
     });
   }
+}
+
+/**
+ * Target 7: search at 10,000 tools with the read cache off, every judged query and the short prefixes
+ * search as you type sends, timed one at a time straight to the service; with the judged set's
+ * success@3 and recall@10 per kind, on the sample directory and on the 10,000 tools.
+ */
+async function searchScenario(bench: Bench): Promise<void> {
+  const { mode, lifecycle, workDir, postgres } = bench;
+  const size = mode.searchTools.toLocaleString('en');
+  log(`search latency: generating and importing a ${size}-tool directory...`);
+  const databaseUrl = await postgres.createDatabase('bench_search');
+  const directory = generateToolDirectory(mode.searchTools);
+  const file = path.join(workDir, 'search-directory.json');
+  writeFileSync(file, JSON.stringify(directory.document));
+  const env: NodeJS.ProcessEnv = { NODE_ENV: 'production', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', READ_CACHE_TTL_MS: '0', ANONYMOUS_RATE_LIMIT_PER_HOUR: '2000000000' };
+  const imported = await runAdmin('tools', env, ['import', file]);
+  log(`  ${imported.trim().split('\n').join('; ')}`);
+  // Visits are not part of an import: set as a long tail, then statistics and a checkpoint, as after a real import settles.
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('UPDATE tools t SET visits = v.visits FROM unnest($1::text[], $2::int[]) AS v(slug, visits) WHERE t.slug = v.slug', [
+      [...directory.visits.keys()],
+      [...directory.visits.values()],
+    ]);
+    if (rowCount !== mode.searchTools) throw new Error(`search directory: ${rowCount} tools imported, expected ${mode.searchTools}`);
+    await client.query('VACUUM ANALYZE');
+    await client.query('CHECKPOINT');
+  } finally {
+    await client.end();
+  }
+  const service = await startService(lifecycle, workDir, 'tools-search', [process.execPath, 'services/tools/dist/src/main.js'], env);
+  const base = `http://127.0.0.1:${service.port}`;
+
+  const judgements = loadSearchJudgements();
+  const sampleQuality = await judgedQuality(`http://127.0.0.1:${bench.tools.port}`, judgements);
+  const largeQuality = await judgedQuality(base, judgements);
+  const queries: LatencyQuery[] = [...judgements.map(({ query, kind }) => ({ query, kind })), ...PREFIX_QUERIES];
+  log(`  ${queries.length} queries × ${mode.searchSamples} timed searches, one at a time, read cache off...`);
+  const groups: ProcessGroup[] = [treeGroup('tools node', () => service.process), postgres.backendGroup('tools pg', databaseUrl)];
+  const before = await snapshotCpu(groups);
+  const startedAt = performance.now();
+  const results = await measureLatencies(base, queries, mode.searchSamples, log);
+  const seconds = (performance.now() - startedAt) / 1000;
+  const cpu = await cpuSince(groups, before);
+
+  const all = results.flatMap((result) => result.latenciesMs);
+  const cpuMsPerRequest: Measured['cpuMsPerRequest'] = {};
+  for (const [group, spent] of cpu) cpuMsPerRequest[bench.roles[group]!] = spent / all.length;
+  bench.rows.push({
+    name: `search, ${size} tools, read cache off (c=1)`,
+    measured: { requests: all.length, rps: all.length / seconds, p50Ms: percentile(all, 50), p99Ms: percentile(all, 99), cpuMsPerRequest },
+    note: `${queries.length} queries × ${mode.searchSamples}`,
+  });
+  const over = results.filter((result) => percentile(result.latenciesMs, 99) > 20);
+  const worstP99 = Math.max(...results.map((result) => percentile(result.latenciesMs, 99)));
+  bench.checks.push({
+    target: `7. search at ${size} tools, read cache off: p99 ≤ 20 ms for every judged query and prefix`,
+    met: over.length === 0,
+    detail: `${over.length} of ${results.length} queries over; worst p99 ${worstP99.toFixed(1)} ms; all pooled p99 ${percentile(all, 99).toFixed(1)} ms`,
+  });
+  const kindsMet = (byKind: Map<string, QualityFigures>) => [...byKind.values()].every((figures) => figures.successAt3 >= 0.85 && figures.recallAt10 >= 0.85);
+  bench.checks.push({
+    target: `8. judged set on the sample directory: success@3 ≥ ${SUCCESS_AT_3_TARGET}, recall@10 ≥ ${RECALL_AT_10_TARGET}, every kind ≥ 0.85`,
+    met: sampleQuality.all.successAt3 >= SUCCESS_AT_3_TARGET && sampleQuality.all.recallAt10 >= RECALL_AT_10_TARGET && kindsMet(sampleQuality.byKind),
+    detail: `${sampleQuality.all.successAt3.toFixed(3)} / ${sampleQuality.all.recallAt10.toFixed(3)} over ${sampleQuality.all.queries} queries (at ${size} tools: ${largeQuality.all.successAt3.toFixed(3)} / ${largeQuality.all.recallAt10.toFixed(3)})`,
+  });
+  bench.sections.push(
+    `Search at ${size} tools, read cache off, ${mode.searchSamples} timed searches per query, one at a time (target 7); success@3 / recall@10 of the judged set on the sample directory and on the ${size} tools:\n\n` +
+      latencyTables(results, { sample: sampleQuality.byKind, large: largeQuality.byKind, sampleAll: sampleQuality.all, largeAll: largeQuality.all }, 10, size),
+  );
+  log(`  pooled p50 ${percentile(all, 50).toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms; ${over.length} of ${results.length} queries with p99 over 20 ms`);
 }
 
 /** Target 3: images list and keyword search, a user with many images against one with 1,000. */
@@ -705,6 +800,7 @@ async function main(): Promise<void> {
     const bench = await startBench(mode, lifecycle, workDir, build);
     const tools = await toolsRequests(bench, only);
     if (only.has('tools')) await toolsScenario(bench, tools);
+    if (only.has('search')) await searchScenario(bench);
     if (only.has('images-list')) await imagesListScenario(bench);
     // The two photos are written on every run; the upload and media scenarios read them.
     const uploads = await prepareUploads(bench);
@@ -720,6 +816,7 @@ async function main(): Promise<void> {
       '',
       targetsTable(bench.checks),
       '',
+      ...bench.sections.flatMap((section) => [section, '']),
       `Run: \`${command}\` at ${codeVersion()} on ${machineLine()}; ${startedAt.toISOString()} to ${finishedAt.toISOString()}.`,
     ].join('\n');
     process.stdout.write(`\n${report}\n`);
