@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { migrateToLatest, openDb } from '@platform/kit';
 import { serviceProcesses, stopMain } from '@platform/kit/testing';
-import { ADMIN_HELP } from '../src/admin/commands';
+import { ADMIN_HELP } from '../src/admin/admin-help';
 import { migrationSource } from '../src/db/migration-source';
 
 // The admin CLI as an operator runs it: which database it opens, and beside a running service.

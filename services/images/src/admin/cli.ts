@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { claimEmbeddedDatabase, describeDatabase, forwardAdminCommand, migrateToLatest, openDb } from '@platform/kit';
 import { loadConfig, type ImagesConfig } from '../config';
-import { ADMIN_HELP, readsStdin, runAdminCommand } from './commands';
+import { ADMIN_HELP, readsStdin } from './admin-help';
+import { runAdminCommand } from './commands';
 import { migrationSource } from '../db/migration-source';
 
 export interface Printer {

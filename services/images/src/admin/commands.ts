@@ -8,54 +8,11 @@ import { categoryNameSchema } from '../categories/category-name';
 import type { ImagesConfig } from '../config';
 import { createMediaProcessor } from '../media/media-processor';
 import { createMetrics } from '../metrics/metrics';
-import type { StorageMigration, MigrationProgress } from '../images/storage-migration';
 import { createStorage, type Storage } from '../storage/storage';
 import { createUsersRepository, type GroupRow } from '../users/users-repository';
 import { formatByteSize, parseByteSize } from '../users/byte-sizes';
-
-export const ADMIN_HELP = `Image hosting admin
-
-Usage: npm run admin -w services/images -- <command> [options]
-   or: node dist/src/admin/cli.js <command> [options]
-
-Users
-  create-user <name> [--group <group>] [--admin] [--password-stdin]
-                                            create a user (group "default" unless given); prints its account
-                                            token; with --password-stdin the first line of stdin is its password
-  reset-token <name>                        replace the user's account token; prints the new one
-  set-password <name>                       set the user's password from the first line of stdin
-  set-group <name> <group>                  move a user to another membership group
-  set-admin <name> yes|no                   make the user an admin (manages users and groups through the API) or not
-  disable-user <name> / enable-user <name>  every credential of a disabled user stops at once
-  list-users                                users with group, admin, disabled, used and quota bytes
-
-Groups
-  create-group <name> --max-file-size <size> --quota <size> [--keep-metadata yes|no]
-  edit-group <name> [--max-file-size <size>] [--quota <size>] [--rename <new-name>] [--keep-metadata yes|no]
-  list-groups
-  Sizes are bytes or a number with a unit: 10MiB, 1GiB, 500KB. max-file-size may not exceed
-  MAX_UPLOAD_BYTES (the multipart cap, kept equal to nginx client_max_body_size).
-
-Categories
-  create-category <user> <name>
-  list-categories <user>
-
-Recycle bin
-  purge-bin [--user <name>] [--older-than-days <n>]
-                                            permanently delete bin items (all, or one user's, or older ones)
-                                            and free their bytes
-
-Storage
-  storage:status                            how many images each backend (local, s3) holds
-  storage:migrate --to s3|local             move every image's files to that backend, verifying each
-                                            object (size and SHA-256); the service keeps serving meanwhile.
-                                            Stopped part-way, run it again: it resumes. Needs the S3_
-                                            variables (S3_BUCKET, ...) whichever way it moves.
-
-Configuration comes from the same environment variables as the service (DATABASE_URL, STORAGE_DIR, ...).
-An embedded database (pglite:<dir>) that a running service has open is reached through that service.
-
-Exit status: 0 success, 1 failure (message on stderr), 2 usage error.`;
+import { positionals, UsageError, yesOrNo } from './command-args';
+import { migrateStorage } from './storage-progress';
 
 export interface AdminContext {
   db: Knex;
@@ -66,28 +23,6 @@ export interface AdminContext {
   input?: string;
   /** Redraws a line in place (a progress bar), when the CLI's stderr is a terminal; else progress comes as plain lines. */
   redraw?(text: string): void;
-}
-
-/** Commands that read a secret from stdin (the CLI reads it before the command runs, so it also travels to a running service). */
-export function readsStdin(argv: string[]): boolean {
-  return argv[0] === 'set-password' || argv.includes('--password-stdin');
-}
-
-export class UsageError extends Error {}
-
-function yesOrNo(value: string | undefined, usage: string): boolean | undefined {
-  if (value === undefined) return undefined;
-  if (value !== 'yes' && value !== 'no') throw new UsageError(`usage: ${usage}`);
-  return value === 'yes';
-}
-
-function describeGroup(prefix: string, group: GroupRow): string {
-  return `${prefix} ${group.name}: max file size ${formatByteSize(group.maxFileSize)}, quota ${formatByteSize(group.quotaBytes)}, ${group.keepMetadata ? 'keeps' : 'strips'} photo metadata`;
-}
-
-function positionals(values: string[], count: number, usage: string): string[] {
-  if (values.length !== count) throw new UsageError(`usage: ${usage}`);
-  return values;
 }
 
 /** Runs one admin command; returns the exit status. Errors are printed as one `error:` line on stderr. */
@@ -111,38 +46,8 @@ export async function runAdminCommand(argv: string[], ctx: AdminContext): Promis
   }
 }
 
-const MIB = 1024 * 1024;
-
-/** `[#####-----]  50%  5/10 images  1.2 MiB`: the progress of a storage migration. */
-export function describeProgress(progress: MigrationProgress, width = 30): string {
-  const fraction = progress.total === 0 ? 1 : progress.done / progress.total;
-  const filled = Math.round(fraction * width);
-  const failed = progress.failed > 0 ? `, ${progress.failed} failed` : '';
-  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${String(Math.floor(fraction * 100)).padStart(3)}%  ${progress.done}/${progress.total} images  ${(progress.bytes / MIB).toFixed(1)} MiB${failed}`;
-}
-
-async function migrateStorage(migration: StorageMigration, to: 'local' | 's3', ctx: AdminContext): Promise<void> {
-  let lastTenth = -1;
-  const report = await migration.migrate(to, (progress) => {
-    if (ctx.redraw) {
-      ctx.redraw(describeProgress(progress));
-      return;
-    }
-    // Without a terminal (a log, a pipe, the running service's socket): a line per tenth.
-    const tenth = progress.total === 0 ? 10 : Math.floor((progress.done / progress.total) * 10);
-    if (tenth !== lastTenth) {
-      lastTenth = tenth;
-      ctx.out(describeProgress(progress));
-    }
-  });
-  ctx.redraw?.('');
-  if (report.leftoversRemoved > 0) ctx.out(`removed the old copies of ${report.leftoversRemoved} image(s) an interrupted run had moved`);
-  ctx.out(`moved ${report.moved} image(s) to ${to} (${(report.bytes / MIB).toFixed(1)} MiB, each object read back and compared)`);
-  for (const failure of report.failures) ctx.err(`image ${failure.imageId}: ${failure.reason}`);
-  if (report.remaining > 0) {
-    throw new Error(`${report.remaining} image(s) are still on ${to === 's3' ? 'local' : 's3'} (${report.failed} failed, the others were mid-step): run storage:migrate --to ${to} again`);
-  }
-  ctx.out(`every image is on ${to}`);
+function describeGroup(prefix: string, group: GroupRow): string {
+  return `${prefix} ${group.name}: max file size ${formatByteSize(group.maxFileSize)}, quota ${formatByteSize(group.quotaBytes)}, ${group.keepMetadata ? 'keeps' : 'strips'} photo metadata`;
 }
 
 async function dispatch(command: string, args: string[], ctx: AdminContext, storage: Storage): Promise<void> {

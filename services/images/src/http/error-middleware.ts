@@ -2,7 +2,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { requestLog } from '@platform/kit';
 import { AppError } from '../errors/app-error';
 import { Messages, messageText } from '../errors/messages';
-import { fail, sendEnvelope } from './envelope';
+import { fail } from './envelope';
 
 /** Any path no route answers. */
 export const notFound: RequestHandler = (_req, _res, next) => {
@@ -31,14 +31,14 @@ export const errorMiddleware: ErrorRequestHandler = (error, req, res, _next) => 
   }
   const expected = error instanceof AppError ? error : bodyRefusal(error ?? {});
   if (expected) {
-    sendEnvelope(res.set(expected.headers).status(expected.status), fail(messageText(expected.key)));
+    res.set(expected.headers).status(expected.status).json(fail(messageText(expected.key)));
     return;
   }
   if (isStorageFull(error)) {
     requestLog(req)?.error({ err: error }, 'storage full: the request was refused and undone');
-    sendEnvelope(res.status(507), fail(Messages.storageFull));
+    res.status(507).json(fail(Messages.storageFull));
     return;
   }
   requestLog(req)?.error({ err: error }, 'unexpected fault');
-  sendEnvelope(res.status(500), fail(Messages.internalError));
+  res.status(500).json(fail(Messages.internalError));
 };

@@ -18,7 +18,7 @@ import { createAccountActions } from './account-actions';
 import type { ActionHandler } from './actions';
 import { createAdminActions } from './admin-actions';
 import { confirmationPage, DELETION_PAGE_HEADERS, deletedPage, goneLinkPage } from './deletion-page';
-import { ok, sendEnvelope } from './envelope';
+import { ok } from './envelope';
 import { createImageActions } from './image-actions';
 import {
   ACTIONS,
@@ -108,7 +108,7 @@ export function createImageRoutes(deps: ImageRoutesDeps): express.Router {
       // Before any answer goes out: a client that reads the answer finds nothing left in tmp/.
       await receipt.discard();
     }
-    sendEnvelope(res, ok(Messages.uploaded, outcome.image));
+    res.json(ok(Messages.uploaded, outcome.image));
   }
 
   /**
@@ -224,7 +224,7 @@ export function createImageRoutes(deps: ImageRoutesDeps): express.Router {
       return;
     }
     if (answer.headers) res.set(answer.headers);
-    sendEnvelope(res, ok(answer.message, answer.data));
+    res.json(ok(answer.message, answer.data));
   });
 
   router.get('/api/thumb.php', async (req, res) => {
