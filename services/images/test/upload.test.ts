@@ -280,7 +280,7 @@ describe('token', () => {
 
   test('when the body token comes before the file, then the file is cut off at the group limit while streaming, as with a header token: a retry of a stored upload after the limit was lowered below its size gets 文件大小超出限制', async () => {
     const user = await createTestUser(svc.db, 'carol', undefined, { password: 'password-123' });
-    // The first upload with another credential of the user, so the account token's principal is not recalled from memory.
+    // The first upload with another credential of the user (a session).
     const session = (await request(svc.app).post('/api/image.php?action=login').type('form').send({ username: 'carol', password: 'password-123' })).body.data.token;
     const first = await request(svc.app).post(UPLOAD).set('X-API-Token', session).set('Idempotency-Key', 'k1').attach('file', fixture('photo.webp'));
     expect(first.body.code).toBe(0);
