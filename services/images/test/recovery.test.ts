@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import request from 'supertest';
 import { createImagesRepository, type ImageRow } from '../src/images/images-repository';
-import { createTestUser, expectConsistentStore, fixture, openTestService, uploadPrincipalOf, usedBytes, type TestService } from './support/harness';
+import { createTestUser, expectConsistentStore, fixture, openTestService, usedBytes, type TestService } from './support/harness';
 
 // A crash can stop a request between any two of its steps. These tests build exactly the state each
 // stop leaves (using the same repository and storage calls the services make, in the same order),
@@ -48,7 +48,7 @@ async function reserve(userId: number): Promise<{ image: ImageRow; tempFile: str
       width: 10,
       height: 10,
     },
-    await uploadPrincipalOf(svc.db, userId, size),
+    size,
   );
   if (!('reserved' in reservation)) throw new Error(`refused: ${reservation.refused}`);
   return { image: reservation.reserved, tempFile };

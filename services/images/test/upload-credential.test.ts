@@ -2,11 +2,9 @@ import request from 'supertest';
 import { PERSONAL } from './fixtures/make-fixtures';
 import { createTestUser, expectConsistentStore, filesIn, fixture, fixtureBytes, imageRows, openTestService, publicBytes, usedBytes, userAdminFor, type TestService } from './support/harness';
 
-// An upload made with a token the service looked up in the last minute does not look it up again:
-// its reserve statement confirms the credential and the group settings the upload used (size limit,
-// metadata kept) before anything is charged or kept. These tests hold that such an upload gets exactly
-// the answer a fresh lookup would give, on the first request after the change, and leaves nothing
-// behind when refused: no file, no row, no charge.
+// A token in use whose credential, user or group changes: its next upload gets exactly the answer a
+// fresh lookup gives, on the first request after the change, and leaves nothing behind when refused:
+// no file, no row, no charge. (Every upload looks its credential up; the quota rules are charge_upload's.)
 
 const UPLOAD = '/api/image.php?action=upload';
 let svc: TestService;
@@ -25,7 +23,7 @@ const upload = (token: string, name: string, via: 'header' | 'body' = 'header') 
   return post.attach('file', fixture(name));
 };
 
-/** A user in a group of their own, with a first upload done: the token is recalled from here on. */
+/** A user in a group of their own, with a first upload done: the token is in use. */
 async function userInUse(group: { maxFileSize?: number; quotaBytes?: number; keepMetadata?: boolean } = {}) {
   const name = `g${Math.random().toString(16).slice(2, 10)}`;
   await svc.db('groups').insert({ name, max_file_size: group.maxFileSize ?? 1024 * 1024, quota_bytes: group.quotaBytes ?? 1024 * 1024, keep_metadata: group.keepMetadata ?? false });
@@ -89,7 +87,7 @@ test("when the group's size limit is lowered while its token is in use, then a f
   expect((await upload(user.token, 'photo.webp')).body).toMatchObject({ code: 0 });
   const before = await stateOf(user.id);
 
-  // Another replica's admin lowers the limit: this one still recalls the old one.
+  // Another replica's admin lowers the limit.
   await svc.db('groups').where({ name: user.group }).update({ max_file_size: size - 1 });
   expect((await upload(user.token, 'photo.webp')).body).toEqual(TOO_LARGE);
   expect(await stateOf(user.id)).toEqual(before);
@@ -123,7 +121,7 @@ test("when a group's quota is raised while its user, at the quota, has a token i
   const tiny = fixtureBytes('tiny.png').length;
   const user = await userInUse({ quotaBytes: photo + tiny });
   expect((await upload(user.token, 'photo.webp')).body).toMatchObject({ code: 0 });
-  // Full: refused, and refused again (the second time the recalled principal itself says full).
+  // Full: refused, and refused again.
   for (let i = 0; i < 2; i++) expect((await upload(user.token, 'tiny.png')).body).toEqual({ code: 1, msg: '存储空间不足' });
   const before = await stateOf(user.id);
   expect(before.used).toBe(photo + tiny);

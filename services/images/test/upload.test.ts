@@ -280,7 +280,7 @@ describe('token', () => {
 
   test('when the body token comes before the file, then the file is cut off at the group limit while streaming, as with a header token: a retry of a stored upload after the limit was lowered below its size gets 文件大小超出限制', async () => {
     const user = await createTestUser(svc.db, 'carol', undefined, { password: 'password-123' });
-    // The first upload with another credential of the user, so the account token's principal is not recalled from memory.
+    // The first upload with another credential of the user (a session).
     const session = (await request(svc.app).post('/api/image.php?action=login').type('form').send({ username: 'carol', password: 'password-123' })).body.data.token;
     const first = await request(svc.app).post(UPLOAD).set('X-API-Token', session).set('Idempotency-Key', 'k1').attach('file', fixture('photo.webp'));
     expect(first.body.code).toBe(0);
@@ -701,6 +701,23 @@ describe('Idempotency-Key', () => {
     expect(await storedKeys(svc, 'public')).toHaveLength(1);
     expect(filesIn(svc.storageDir, 'tmp')).toEqual([]);
     expect(await usedBytes(svc.db, user.id)).toBe(fixtureBytes('photo.webp').length);
+  });
+
+  test('when an upload is retried after its image went to the bin and was restored, then the retry answers that image again, with its links as they are now, and stores nothing', async () => {
+    const user = await createTestUser(svc.db);
+    const send = () => request(svc.app).post(UPLOAD).set('X-API-Token', user.token).set('Idempotency-Key', 'after-restore').attach('file', fixture('tiny.png'));
+    const first = (await send()).body;
+    expect(first.code).toBe(0);
+    const act = (action: string) => request(svc.app).post(`/api/image.php?action=${action}`).set('X-API-Token', user.token).send({ id: first.data.id });
+    expect((await act('delete')).body.code).toBe(0);
+    expect((await send()).body).toEqual(first);
+    expect((await act('restore')).body.code).toBe(0);
+
+    const retried = (await send()).body;
+    const listed = (await request(svc.app).get('/api/image.php?action=list&links=1').set('X-API-Token', user.token)).body.data.list;
+    expect(retried).toEqual({ ...first, data: { ...first.data, links: listed[0].links } });
+    expect(retried.data.links).not.toEqual(first.data.links);
+    expect(await imageRows(svc.db, user.id)).toHaveLength(1);
   });
 
   test('when duplicates with one key arrive concurrently, then exactly one image is created and all get its result', async () => {

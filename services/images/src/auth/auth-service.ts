@@ -25,11 +25,6 @@ const MAX_TOKEN_LENGTH = 256;
 /** `last_used_at` is written at most this often per credential: one write per request would be wasteful. */
 const TOUCH_EVERY_MS = 60 * 60 * 1000;
 const HOUR_MS = 60 * 60 * 1000;
-/** How long a looked-up principal can be recalled (see recall); each lookup starts it again. */
-const RECALL_MS = 60 * 1000;
-/** Principals recalled at most (all forgotten when full): one per token in use. */
-const MAX_RECALLED = 10_000;
-
 function throttled(verdict: SignInVerdict): AppError {
   return new AppError('signInThrottled', 200, { 'Retry-After': String(verdict.retryAfterSeconds) });
 }
@@ -47,8 +42,6 @@ export function createAuthService(deps: {
   // Verified against when the name is unknown (or has no password), so that both take the time of a
   // real check: the answer and its timing reveal nothing about which names exist.
   const unknownUserHash = hashPassword(randomBytes(16).toString('hex'));
-  /** The principals of credentials looked up in the last RECALL_MS, by token digest. */
-  const recalled = new Map<string, { principal: Principal; until: number }>();
 
   async function startSession(user: UserRow): Promise<SignedIn> {
     const token = generateToken();
@@ -62,32 +55,12 @@ export function createAuthService(deps: {
     async authenticate(token: string | undefined): Promise<Principal> {
       if (!token || token.length > MAX_TOKEN_LENGTH) throw new AppError('notLoggedIn', 200);
       const now = deps.clock();
-      const digest = hashToken(token);
-      const found = await credentials.findLive(digest, now);
+      const found = await credentials.findLive(hashToken(token), now);
       if (!found) throw new AppError('notLoggedIn', 200);
       if (!found.credential.lastUsedAt || now.getTime() - found.credential.lastUsedAt.getTime() > TOUCH_EVERY_MS) {
         await credentials.touch(found.credential.id, now);
       }
-      const principal = { user: found.user, credential: { id: found.credential.id, kind: found.credential.kind } };
-      if (recalled.size >= MAX_RECALLED) recalled.clear();
-      recalled.set(digest, { principal, until: now.getTime() + RECALL_MS });
-      return principal;
-    },
-
-    /**
-     * The principal `authenticate` found for this token in the last minute, without asking the
-     * database: a guess, not an authentication. Only a statement that confirms the credential itself
-     * may act on it (the list and bin pages: see credentialLive), and a failure on it is decided
-     * again with `authenticate`. A credential's id and user never change, so a guess is either right
-     * or its credential is gone.
-     */
-    recall(token: string | undefined): Principal | undefined {
-      if (!token || token.length > MAX_TOKEN_LENGTH) return undefined;
-      const digest = hashToken(token);
-      const entry = recalled.get(digest);
-      if (entry && entry.until > deps.clock().getTime()) return entry.principal;
-      recalled.delete(digest);
-      return undefined;
+      return { user: found.user, credential: { id: found.credential.id, kind: found.credential.kind } };
     },
 
     /**

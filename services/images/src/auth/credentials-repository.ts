@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { preparedStatement } from '../db/prepared-statement';
+import { namedQuery } from '../db/named-query';
 import { toUser, userColumns, type UserRow } from '../users/users-repository';
 
 export type CredentialKind = 'account' | 'named' | 'session';
@@ -31,18 +31,6 @@ function toCredential(row: Record<string, unknown>): CredentialRow {
 }
 
 /**
- * SQL that is true while credential `id` of user `userId` is live at `now`: not expired then, its
- * user not disabled. It calls `credential_live` (migrations/20261126010000_credential_live), the one
- * definition of a live credential. The lookup by digest filters on it; a statement that reads a
- * user's data for a recalled principal gates on it (`WHERE` it), and so confirms the credential in
- * its own snapshot, as the lookup would have: a reset, revoked, expired or disabled credential reads
- * nothing.
- */
-export function credentialLive(db: Knex, id: Knex.Value, userId: Knex.Value, now: Knex.Value): Knex.Raw {
-  return db.raw('credential_live(?::bigint, ?::bigint, ?::timestamptz)', [id, userId, now]);
-}
-
-/**
  * Locks the user's row until the transaction ends, so one user's token changes run one after another.
  * NO KEY UPDATE: a sign-in's new session (its foreign key's share lock) is not held up by it.
  */
@@ -52,39 +40,28 @@ async function lockUser(trx: Knex.Transaction, userId: number): Promise<void> {
 
 /** The credentials (account token, named tokens, sessions) users present in X-API-Token. */
 export function createCredentialsRepository(db: Knex, options: { namedStatements: boolean } = { namedStatements: true }) {
-  /** Values: the token's digest, now. */
-  const liveCredential = preparedStatement(
+  const liveCredential = namedQuery(
     db,
-    (param) =>
-      db('credentials as c')
-        .join('users as u', 'u.id', 'c.user_id')
-        .join('groups as g', 'g.id', 'u.group_id')
-        .where('c.token_hash', param(0))
-        .andWhere(credentialLive(db, db.ref('c.id'), db.ref('c.user_id'), param(1)))
-        .limit(1)
-        .select([
-          ...userColumns,
-          'c.id as credential_id',
-          'c.user_id',
-          'c.kind',
-          'c.name as credential_name',
-          'c.token_ciphertext',
-          'c.created_at as credential_created_at',
-          'c.last_used_at',
-          'c.expires_at',
-        ]),
+    'credential_lookup',
+    `SELECT ${userColumns.join(', ')}, c.id AS credential_id, c.user_id, c.kind, c.name AS credential_name, c.token_ciphertext,
+            c.created_at AS credential_created_at, c.last_used_at, c.expires_at
+     FROM credentials AS c JOIN users AS u ON u.id = c.user_id JOIN groups AS g ON g.id = u.group_id
+     WHERE c.token_hash = :tokenHash AND credential_live(c.id, c.user_id, :now::timestamptz)
+     LIMIT 1`,
+    ({ tokenHash, now }: { tokenHash: string; now: Date }) => ({ tokenHash, now }),
     { named: options.namedStatements },
   );
 
   return {
     /**
      * The live credential with this digest and its user: not expired, the user not disabled. Asked on
-     * every request (a prepared statement) but the list and bin pages that check the credential
-     * themselves (credentialLive), so a reset, revocation or disabling stops a credential on every
-     * replica at once.
+     * every request (a named statement) but the list and bin pages answered on a recalled principal,
+     * whose statements check the credential themselves (auth/principal-for.ts), so a reset, revocation
+     * or disabling stops a credential on every replica at once. `credential_live`
+     * (migrations/20261126010000_credential_live) is the one definition of a live credential.
      */
     async findLive(tokenHash: string, now: Date): Promise<{ credential: CredentialRow; user: UserRow } | null> {
-      const [row] = await liveCredential([tokenHash, now]);
+      const [row] = await liveCredential({ tokenHash, now });
       return row ? { credential: toCredential(row), user: toUser(row) } : null;
     },
 

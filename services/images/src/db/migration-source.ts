@@ -8,6 +8,7 @@ import * as storageBackends from '../../migrations/20261125010000_storage_backen
 import * as credentialLive from '../../migrations/20261126010000_credential_live';
 import * as userNameKey from '../../migrations/20261127010000_user_name_key';
 import * as deletionNonce from '../../migrations/20261127110000_deletion_nonce';
+import * as chargeUpload from '../../migrations/20261127135722_charge_upload';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -25,6 +26,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['20261126010000_credential_live', credentialLive],
   ['20261127010000_user_name_key', userNameKey],
   ['20261127110000_deletion_nonce', deletionNonce],
+  ['20261127135722_charge_upload', chargeUpload],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -2,7 +2,7 @@ import type { Principal } from '../auth/auth-service';
 import type { CategoriesRepository } from '../categories/categories-repository';
 import { AppError } from '../errors/app-error';
 import type { ImageViews, ListItem } from './image-views';
-import type { ImagesRepository, ImageStatus, ListedImage } from './images-repository';
+import type { ImagesRepository, ListedImage } from './images-repository';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -34,9 +34,9 @@ export function createListingService(deps: { images: ImagesRepository; categorie
 
   /**
    * A page of the principal's images, read only while its credential is live (the page's statement
-   * confirms it, so the caller may have taken the principal from memory: see AuthService.recall).
+   * confirms it, so the caller may have taken the principal from memory: see http/authenticate.ts).
    */
-  async function page<T>(principal: Principal, now: Date, status: ImageStatus, request: PageRequest, show: (image: ListedImage) => T): Promise<Page<T>> {
+  async function page<T>(principal: Principal, now: Date, status: 'stored' | 'binned', request: PageRequest, show: (image: ListedImage) => T): Promise<Page<T>> {
     const { user } = principal;
     // A category filter must name one of the user's categories, as on upload.
     if (request.categoryId !== undefined && !(await categories.findOwned(user.id, request.categoryId))) {

@@ -26,7 +26,7 @@ export interface ReceivedFile {
 }
 
 export interface UploadRequest {
-  /** Who uploads; it may be recalled from memory: the reserve confirms what the upload read from it. */
+  /** Who uploads, as the request's one lookup found them. */
   principal: Principal;
   file: ReceivedFile;
   /** Omitted: the user's default category. */
@@ -50,18 +50,6 @@ export interface UploadServiceDeps {
   views: ImageViews;
   logger: Logger;
   clock: () => Date;
-}
-
-/**
- * The group's settings changed between the principal's lookup and the upload's reserve (the size
- * limit, or whether metadata is kept): nothing was stored or charged, and the upload is to be decided
- * again on a fresh lookup.
- */
-export class PrincipalChanged extends Error {
-  constructor() {
-    super("the group's upload settings changed since the principal was looked up");
-    this.name = 'PrincipalChanged';
-  }
 }
 
 const IDEMPOTENCY_WAIT_MS = 30_000;
@@ -147,13 +135,13 @@ export function createUploadService(deps: UploadServiceDeps) {
         width: facts.width,
         height: facts.height,
       },
-      { credentialId: principal.credential.id, at: now, receivedSize: file.size, keepMetadata: user.keepMetadata },
+      file.size,
       idempotencyKey,
     );
     if ('refused' in reservation) {
-      if (reservation.refused === 'credential') throw new AppError('notLoggedIn', 200);
-      if (reservation.refused === 'group-changed') throw new PrincipalChanged();
-      throw new AppError('quotaExceeded', 200);
+      // The group or the user changed since the lookup: the answer a lookup now would give.
+      const refusals = { disabled: 'notLoggedIn', 'too-large': 'fileTooLarge', quota: 'quotaExceeded' } as const;
+      throw new AppError(refusals[reservation.refused], 200);
     }
     const { reserved } = reservation;
     try {
@@ -192,9 +180,9 @@ export function createUploadService(deps: UploadServiceDeps) {
           claimedKey = request.idempotencyKey;
         }
         const categoryId = await resolveCategory(user, request.categoryId);
+        // Early answers from the lookup, before the media work; the rules themselves are
+        // charge_upload's, applied to the stored bytes (which may differ from the upload's) as they are charged.
         if (file.size > user.maxFileSize) throw new AppError('fileTooLarge', 200);
-        // A cheap early answer for a user already at the quota; the atomic charge of the stored
-        // bytes (which may differ from the upload's) is what actually guards it.
         if (user.usedBytes >= user.quotaBytes) throw new AppError('quotaExceeded', 200);
         const stored = await store(principal, file, categoryId, claimedKey);
         claimedKey = undefined;

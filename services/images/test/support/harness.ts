@@ -15,7 +15,6 @@ import { createUserAdmin, type UserAdmin } from '../../src/users/user-admin';
 import { createUsersRepository } from '../../src/users/users-repository';
 import type { ObjectStore } from '../../src/storage/object-store';
 import type { Storage } from '../../src/storage/storage';
-import type { UploadPrincipal } from '../../src/images/images-repository';
 import { STORAGE_AREAS, type StorageArea } from '../../src/storage/storage-keys';
 import { createTestBucket, testStorageBackend, type TestBucket } from './s3-server';
 import { imagesMigrations } from './service-migrations';
@@ -152,13 +151,6 @@ export function filesIn(storageDir: string, area: 'public' | 'bin' | 'thumbs' | 
     .filter((entry) => fs.statSync(path.join(root, entry)).isFile())
     .map((entry) => entry.split(path.sep).join('/'))
     .sort();
-}
-
-/** An upload's principal as a fresh lookup of the user's account token gives it (see UploadPrincipal), confirmed now. */
-export async function uploadPrincipalOf(db: Knex, userId: number, receivedSize: number): Promise<UploadPrincipal> {
-  const credential = await db('credentials').where({ user_id: userId, kind: 'account' }).first('id');
-  const group = await db('users as u').join('groups as g', 'g.id', 'u.group_id').where('u.id', userId).first('g.keep_metadata');
-  return { credentialId: Number(credential.id), at: new Date(), receivedSize, keepMetadata: Boolean(group.keep_metadata) };
 }
 
 export async function usedBytes(db: Knex, userId: number): Promise<number> {

@@ -2,9 +2,9 @@ import type { Knex } from 'knex';
 import { openTestDatabase } from '@platform/kit/testing';
 import { createCredentialsRepository } from '../src/auth/credentials-repository';
 import { hashToken } from '../src/auth/tokens';
-import { preparedStatement } from '../src/db/prepared-statement';
+import { namedQuery } from '../src/db/named-query';
 import { createImagesRepository, type ImageRow, type Reservation } from '../src/images/images-repository';
-import { createTestUser, realDatabaseUrl, uploadPrincipalOf, usedBytes, userAdminFor } from './support/harness';
+import { createTestUser, realDatabaseUrl, usedBytes, userAdminFor } from './support/harness';
 import { imagesMigrations } from './support/service-migrations';
 
 let database: { db: Knex; drop(): Promise<void> };
@@ -22,7 +22,7 @@ const reservedOf = (reservation: Reservation): ImageRow => {
 };
 
 beforeAll(async () => {
-  database = await openTestDatabase('images_prepared', imagesMigrations);
+  database = await openTestDatabase('images_named', imagesMigrations);
 });
 
 afterAll(async () => {
@@ -76,26 +76,27 @@ test('when a page is read, then its rows and exact total match the table as it i
 });
 
 (realDatabaseUrl ? test : test.skip)(
-  'on a Postgres server, when reads run again and again, then their connection parsed each once as a named statement, and a different read got a name of its own',
+  'on a Postgres server, when reads run again and again, then their connection parsed each once as a named statement, with its values bound by name',
   async () => {
     const db = (await import('knex')).default({ client: 'pg', connection: (database.db.client.config as { connection: string }).connection, pool: { min: 1, max: 1 } });
     try {
-      const build = (withQuota: boolean) => (param: (index: number) => Knex.Value) => {
-        const query = db('groups').where('name', param(0));
-        if (withQuota) query.andWhere('quota_bytes', '>', param(1));
-        return query.select('id');
-      };
-      const one = preparedStatement(db, build(false));
-      const other = preparedStatement(db, build(true));
-      expect(await one(['default'])).toHaveLength(1);
-      expect(await one(['vip'])).toHaveLength(1);
-      expect(await other(['default', 0])).toHaveLength(1);
-      expect(await other(['default', 1e15])).toHaveLength(0);
+      const one = namedQuery(db, 'test_group_by_name', 'SELECT id FROM groups WHERE name = :name', (name: string) => ({ name }));
+      const other = namedQuery(
+        db,
+        'test_group_above_quota',
+        'SELECT id FROM groups WHERE quota_bytes > :atLeast AND name = :name',
+        (input: { name: string; atLeast: number }) => ({ name: input.name, atLeast: input.atLeast }),
+      );
+      expect(await one('default')).toHaveLength(1);
+      expect(await one('vip')).toHaveLength(1);
+      expect(await one('no such group')).toHaveLength(0);
+      expect(await other({ name: 'default', atLeast: 0 })).toHaveLength(1);
+      expect(await other({ name: 'default', atLeast: 1e15 })).toHaveLength(0);
       // The pool holds one connection, so this runs where the reads above ran.
-      const { rows } = await db.raw("SELECT statement FROM pg_prepared_statements WHERE name LIKE 'r\\_%' ORDER BY statement");
-      expect(rows.map((row: { statement: string }) => row.statement)).toEqual([
-        'select "id" from "groups" where "name" = $1',
-        'select "id" from "groups" where "name" = $1 and "quota_bytes" > $2',
+      const { rows } = await db.raw("SELECT name, statement FROM pg_prepared_statements WHERE name LIKE 'test\\_%' ORDER BY name");
+      expect(rows).toEqual([
+        { name: 'test_group_above_quota', statement: 'SELECT id FROM groups WHERE quota_bytes > $1 AND name = $2' },
+        { name: 'test_group_by_name', statement: 'SELECT id FROM groups WHERE name = $1' },
       ]);
     } finally {
       await db.destroy();
@@ -125,7 +126,7 @@ test('when a page is read, then its rows and exact total match the table as it i
             width: n,
             height: n + 1,
           },
-          await uploadPrincipalOf(db, user.id, fileSize),
+          fileSize,
           idempotencyKey,
         );
       // Eight runs of each: past the five after which Postgres may plan a statement once, generically.
@@ -146,13 +147,10 @@ test('when a page is read, then its rows and exact total match the table as it i
       // Recovery took the last pending one: completing it finds nothing.
       await db('images').where({ id: reserved[7]!.id }).delete();
       expect(await images.completeUpload(reserved[7]!.id)).toBeNull();
-      const { rows } = await db.raw("SELECT statement FROM pg_prepared_statements WHERE name LIKE 'r\\_%' AND statement LIKE 'WITH%' ORDER BY statement");
-      expect(rows.map((row: { statement: string }) => row.statement.replace(/\s+/g, ' ').slice(0, 40))).toEqual([
-        'WITH principal AS ( SELECT credential_li',
-        'WITH stored AS ( UPDATE images SET statu',
-      ]);
+      const { rows } = await db.raw("SELECT name FROM pg_prepared_statements WHERE name LIKE 'images\\_%' ORDER BY name");
+      expect(rows.map((row: { name: string }) => row.name)).toEqual(['images_complete', 'images_complete_kept', 'images_reserve']);
       // Each has one shape, so Postgres settles on one generic plan instead of planning every run.
-      const plans = await db.raw("SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name LIKE 'r\\_%' AND (statement LIKE 'WITH%' OR statement LIKE 'update%') ORDER BY statement");
+      const plans = await db.raw("SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name LIKE 'images\\_%'");
       expect(plans.rows.length).toBe(3);
       for (const row of plans.rows) expect(Number(row.custom_plans)).toBeLessThanOrEqual(5);
     } finally {
@@ -161,34 +159,13 @@ test('when a page is read, then its rows and exact total match the table as it i
   },
 );
 
-(realDatabaseUrl ? test : test.skip)('on a Postgres server, when knex drops a parameter (limit() takes numbers only), then the statement is refused as it is made', () => {
-  const { db } = database;
-  expect(() => preparedStatement(db, (param) => db('groups').limit(param(0) as number).select('id'))).toThrow(/parameter\(s\) 0 did not reach the SQL/);
-});
-
-(realDatabaseUrl ? test : test.skip)(
-  'on a Postgres server, when a fixed-shape read runs with different values, then it was built once and each run binds its own values beside the constants',
-  async () => {
-    const { db } = database;
-    let builds = 0;
-    const groupNamed = preparedStatement(db, (param) => {
-      builds += 1;
-      return db('groups').where('name', param(0)).andWhere('quota_bytes', '>', 0).limit(1).select('name');
-    });
-    expect(await groupNamed(['default'])).toEqual([{ name: 'default' }]);
-    expect(await groupNamed(['vip'])).toEqual([{ name: 'vip' }]);
-    expect(await groupNamed(['no such group'])).toEqual([]);
-    expect(builds).toBe(1);
-  },
-);
-
-test('inside a transaction, a prepared read runs on the transaction\'s connection and sees its uncommitted rows', async () => {
+test("inside a transaction, a named query runs on the transaction's connection and sees its uncommitted rows", async () => {
   const { db } = database;
   await db
     .transaction(async (trx) => {
       await trx('groups').insert({ name: 'prepared_uncommitted', max_file_size: 1, quota_bytes: 1 });
-      const named = preparedStatement(trx, (param) => trx('groups').where('name', param(0)).select('name'));
-      expect(await named(['prepared_uncommitted'])).toEqual([{ name: 'prepared_uncommitted' }]);
+      const named = namedQuery(trx, 'test_group_name', 'SELECT name FROM groups WHERE name = :name', (name: string) => ({ name }));
+      expect(await named('prepared_uncommitted')).toEqual([{ name: 'prepared_uncommitted' }]);
       throw new Error('roll back');
     })
     .catch((error: Error) => expect(error.message).toBe('roll back'));
@@ -219,7 +196,7 @@ test('inside a transaction, a prepared read runs on the transaction\'s connectio
             width: 1,
             height: 1,
           },
-          await uploadPrincipalOf(db, user.id, 10),
+          10,
         ),
       );
       expect((await images.completeUpload(reserved.id))?.status).toBe('stored');

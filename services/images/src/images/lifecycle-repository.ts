@@ -1,0 +1,189 @@
+import type { Knex } from 'knex';
+import { namedQuery } from '../db/named-query';
+import { toImage, type ImageRow, type Move, type NewImage } from './image-rows';
+
+/** The reserve's answer: the pending row, or why there is none (see charge_upload). */
+export type Reservation = { reserved: ImageRow } | { refused: 'disabled' | 'too-large' | 'quota' };
+
+/**
+ * The upload's charge and pending row in one statement (one round trip, and atomic). The quota rules
+ * are charge_upload's (migrations/20261127135722_charge_upload); the row is inserted only when it
+ * charged, and a claimed idempotency key is tied to the row. Its one shape lets Postgres settle on one
+ * generic plan: a statement whose parts a custom plan can fold away is planned anew on every run.
+ */
+const RESERVE_SQL = `
+  WITH charge AS (
+    SELECT charge_upload(:userId::bigint, :receivedSize::bigint, :size::bigint) AS outcome
+  ), reserved AS (
+    INSERT INTO images (user_id, category_id, storage_key, thumb_key, storage_backend, format, original_name, file_size, width, height, status)
+    SELECT :userId::bigint, coalesce(:categoryId::bigint, (SELECT id FROM categories WHERE user_id = :userId::bigint AND is_default)),
+           :storageKey::text, :thumbKey::text, :storageBackend::text, :format::text, :originalName::text, :size::bigint, :width::int, :height::int, 'pending'
+    FROM charge WHERE charge.outcome = 'charged'
+    RETURNING *
+  ), claimed AS (
+    UPDATE idempotency_keys SET image_id = (SELECT id FROM reserved)
+    WHERE :idempotencyKey::text IS NOT NULL AND user_id = :userId::bigint AND key = :idempotencyKey::text AND EXISTS (SELECT 1 FROM reserved)
+  )
+  SELECT charge.outcome, reserved.* FROM charge LEFT JOIN reserved ON true`;
+
+/** The pending upload is stored. */
+const COMPLETE_SQL = `UPDATE images SET status = 'stored', status_changed_at = now() WHERE id = :id AND status = 'pending' RETURNING *`;
+
+/**
+ * An upload with an Idempotency-Key: stored, and its result kept with the key. A statement of its own
+ * rather than an optional part of the one above: Postgres would plan such a part anew on every run.
+ */
+const COMPLETE_KEPT_SQL = `
+  WITH stored AS (
+    UPDATE images SET status = 'stored', status_changed_at = now() WHERE id = :id AND status = 'pending' RETURNING *
+  ), kept AS (
+    UPDATE idempotency_keys SET result = :result::jsonb WHERE image_id = :id AND EXISTS (SELECT 1 FROM stored)
+  )
+  SELECT * FROM stored`;
+
+const REFUSALS = { disabled: 'disabled', too_large: 'too-large', over_quota: 'quota' } as const;
+
+/** An image's way through its states: upload, bin, restore, purge, and recovery's view of it. */
+export function createLifecycleRepository(db: Knex, options: { namedStatements: boolean }) {
+  const named = { named: options.namedStatements };
+  const reserveStatement = namedQuery(
+    db,
+    'images_reserve',
+    RESERVE_SQL,
+    ({ image, receivedSize, idempotencyKey }: { image: NewImage; receivedSize: number; idempotencyKey: string | null }) => ({
+      userId: image.userId,
+      categoryId: image.categoryId,
+      storageKey: image.storageKey,
+      thumbKey: image.thumbKey,
+      storageBackend: image.storageBackend,
+      format: image.format,
+      originalName: image.originalName,
+      size: image.fileSize,
+      width: image.width,
+      height: image.height,
+      receivedSize,
+      idempotencyKey,
+    }),
+    named,
+  );
+  const completeStatement = namedQuery(db, 'images_complete', COMPLETE_SQL, (id: number) => ({ id }), named);
+  const completeKeptStatement = namedQuery(db, 'images_complete_kept', COMPLETE_KEPT_SQL, ({ id, result }: { id: number; result: string }) => ({ id, result }), named);
+
+  /** Deletes a row in a step of its own and gives its bytes back to the owner, in one transaction. */
+  async function deleteCharged(id: number, status: 'pending' | 'purging'): Promise<ImageRow | null> {
+    return db.transaction(async (trx) => {
+      const [row] = await trx('images').where({ id, status }).delete().returning('*');
+      if (!row) return null;
+      const image = toImage(row);
+      await trx('idempotency_keys').where({ image_id: image.id }).delete();
+      await trx('users')
+        .where('id', image.userId)
+        .update({ used_bytes: trx.raw('GREATEST(used_bytes - ?, 0)', [image.fileSize]) });
+      return image;
+    });
+  }
+
+  return {
+    /**
+     * Charges the quota and records the upload as pending (see RESERVE_SQL). `receivedSize` is the
+     * file as it arrived, held to the group's size limit; the charge is of what is stored. A null
+     * category is the user's default. A refusal changes nothing.
+     */
+    async reserveUpload(image: NewImage, receivedSize: number, idempotencyKey?: string): Promise<Reservation> {
+      const [row] = await reserveStatement({ image, receivedSize, idempotencyKey: idempotencyKey ?? null });
+      const outcome = String(row?.outcome);
+      if (outcome !== 'charged') return { refused: REFUSALS[outcome as keyof typeof REFUSALS] ?? 'disabled' };
+      return { reserved: toImage(row!) };
+    },
+
+    /** Its files are durable: the pending upload becomes a stored image (and its idempotency result is kept). Null if recovery took it. */
+    async completeUpload(id: number, idempotencyResult?: unknown): Promise<ImageRow | null> {
+      const [row] = idempotencyResult === undefined ? await completeStatement(id) : await completeKeptStatement({ id, result: JSON.stringify(idempotencyResult) });
+      return row ? toImage(row) : null;
+    },
+
+    /** Drops a pending upload and refunds its charge (its files must already be gone). */
+    dropUpload(id: number): Promise<ImageRow | null> {
+      return deleteCharged(id, 'pending');
+    },
+
+    /**
+     * First commit of a move or a purge: the row enters its step if it is the user's image in the
+     * expected state (and, for the automatic purge, deleted before `deletedBefore`; for a deletion
+     * link, still with the nonce the link was checked against). Null otherwise.
+     */
+    async startStep(
+      id: number,
+      step: { from: 'stored' | 'binned'; via: 'binning' | 'restoring' | 'purging' },
+      scope: { userId?: number; deletedBefore?: Date; deletionNonce?: string | null } = {},
+    ): Promise<ImageRow | null> {
+      const query = db('images').where({ id, status: step.from });
+      if (scope.userId !== undefined) query.andWhere('user_id', scope.userId);
+      if (scope.deletedBefore) query.andWhere('deleted_at', '<', scope.deletedBefore);
+      if (scope.deletionNonce === null) query.whereNull('deletion_nonce');
+      else if (scope.deletionNonce !== undefined) query.andWhere('deletion_nonce', scope.deletionNonce);
+      const [row] = await query.update({ status: step.via, status_changed_at: db.fn.now() }).returning('*');
+      return row ? toImage(row) : null;
+    },
+
+    /**
+     * Second commit of a move: the file is where it belongs now. Null if someone else finished it. A
+     * restored image gets a new deletion nonce in the same commit, so the links signed before stop.
+     */
+    async finishMove(id: number, move: Move): Promise<ImageRow | null> {
+      const [row] = await db('images')
+        .where({ id, status: move.via })
+        .update(
+          move.to === 'binned'
+            ? { status: move.to, status_changed_at: db.fn.now(), deleted_at: db.fn.now() }
+            : { status: move.to, status_changed_at: db.fn.now(), deleted_at: null, deletion_nonce: db.raw('gen_random_uuid()') },
+        )
+        .returning('*');
+      return row ? toImage(row) : null;
+    },
+
+    /** Undoes the first commit of a move whose file could not be moved (it is still where it was). */
+    async undoMove(id: number, move: Move): Promise<void> {
+      await db('images').where({ id, status: move.via }).update({ status: move.from, status_changed_at: db.fn.now() });
+    },
+
+    /** Last commit of a purge: the files are gone; delete the row and refund its bytes. */
+    deletePurged(id: number): Promise<ImageRow | null> {
+      return deleteCharged(id, 'purging');
+    },
+
+    /** Rows a dead process left mid-step: uploads pending since before `uploadsBefore`, other steps since before `stepsBefore`. */
+    async findStalled(options: { uploadsBefore: Date; stepsBefore: Date; limit: number }): Promise<ImageRow[]> {
+      const rows = await db('images')
+        .where((where) =>
+          where
+            .where((pending) => pending.where('status', 'pending').andWhere('status_changed_at', '<', options.uploadsBefore))
+            .orWhere((steps) => steps.whereIn('status', ['binning', 'restoring', 'purging']).andWhere('status_changed_at', '<', options.stepsBefore)),
+        )
+        .orderBy('id')
+        .limit(options.limit)
+        .select('*');
+      return rows.map(toImage);
+    },
+
+    /** Moves the user's image (stored or in the bin) to a category; false when it is not such an image of theirs. */
+    async moveToCategory(userId: number, id: number, categoryId: number): Promise<boolean> {
+      const updated = await db('images').where({ id, user_id: userId }).whereIn('status', ['stored', 'binned']).update({ category_id: categoryId });
+      return Number(updated) > 0;
+    },
+
+    async findById(id: number): Promise<ImageRow | null> {
+      const row = await db('images').where({ id }).first();
+      return row ? toImage(row) : null;
+    },
+
+    async findBinnedIds(options: { deletedBefore?: Date; userId?: number; limit: number }): Promise<number[]> {
+      const query = db('images').where('status', 'binned');
+      if (options.deletedBefore) query.andWhere('deleted_at', '<', options.deletedBefore);
+      if (options.userId !== undefined) query.andWhere('user_id', options.userId);
+      const rows = await query.orderBy('id').limit(options.limit).select('id');
+      return rows.map((row: { id: unknown }) => Number(row.id));
+    },
+
+  };
+}
