@@ -111,6 +111,12 @@ export function createServices(deps: AppDeps) {
       // Its writes tell the watch, so this process's caches drop what they hold at once.
       editor: createCatalogEditor(deps.db, revision.changed),
       edits: createCatalogEdits(deps.db),
+      keys: {
+        repository: createApiKeysRepository(deps.db),
+        limiter: deps.limiter,
+        keyVersion: deps.keyVersion,
+        defaultRateLimitPerHour: deps.config.defaultRateLimitPerHour,
+      },
     },
     admit: createAccessControl({
       keys: createKeyLookup(createApiKeysRepository(deps.db), deps.keyVersion, now),

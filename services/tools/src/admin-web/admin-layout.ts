@@ -10,7 +10,7 @@ export interface AdminContext {
   session?: { editorName: string; csrfToken: string };
 }
 
-export type Section = 'tools' | 'categories';
+export type Section = 'tools' | 'categories' | 'keys';
 
 /** The hidden field every POST form carries (checked against the session, or the sign-in cookie). */
 export function csrfField(token: string): Html {
@@ -84,7 +84,8 @@ export function renderAdminPage(context: AdminContext, page: { title: string; se
     <nav class="site-nav admin-nav" aria-label="${T.nav}">
       ${session
         ? html`<a href="/admin/tools"${current('tools')}>${T.tools}</a>
-      <a href="/admin/categories"${current('categories')}>${T.categories}</a>`
+      <a href="/admin/categories"${current('categories')}>${T.categories}</a>
+      <a href="/admin/keys"${current('keys')}>${T.keys}</a>`
         : null}
       <a href="/">${T.viewSite}</a>
       ${session

@@ -22,6 +22,7 @@ import {
 } from './admin-session';
 import { ADMIN_TEXT as T } from './admin-text';
 import { createCatalogAdminRoutes } from './catalog-admin-routes';
+import { createKeysAdminRoutes, type KeysAdminDeps } from './keys-admin-routes';
 
 /** The admin's pages allow what the site's do (no inline script or style), and no framing, caching or indexing. */
 const ADMIN_HEADERS = {
@@ -42,6 +43,7 @@ export interface AdminRoutesDeps {
   editor: CatalogEditor;
   edits: CatalogEdits;
   siteAssets: SiteAssets;
+  keys: KeysAdminDeps;
 }
 
 const sessionOf = (res: Response) => res.locals.editorSession as EditorSession | undefined;
@@ -140,6 +142,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Router {
   });
 
   router.use(createCatalogAdminRoutes({ editor: deps.editor, edits: deps.edits, contextOf }));
+  router.use(createKeysAdminRoutes({ ...deps.keys, contextOf }));
 
   router.use((_req, res) => {
     send(res, 404, renderMessagePage(contextOf(res), T.notFoundTitle, T.notFoundText));
