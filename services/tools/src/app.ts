@@ -8,8 +8,15 @@ import { createAccessControl } from './auth/access-control';
 import { createKeyLookup } from './auth/api-key-cache';
 import { createApiKeysRepository } from './auth/api-keys-repository';
 import type { KeyVersion } from './auth/key-version';
+import { createCatalogEdits } from './catalog/catalog-edits';
+import { createCatalogEditor } from './catalog/catalog-editor';
 import { createCatalogRepository } from './catalog/catalog-repository';
+import { createRevisionWatch } from './catalog/revision-watch';
 import { createDirectoryService } from './catalog/directory-service';
+import { createAdminRoutes } from './admin-web/admin-routes';
+import { createEditorAuth } from './editors/editor-auth';
+import { createEditorSignInLimiter } from './editors/editor-sign-in-limiter';
+import { createEditorsRepository } from './editors/editors-repository';
 import type { ToolsConfig } from './config';
 import { API_PATH, createDirectoryHandler } from './http/directory-routes';
 import { errorMiddleware, notFound } from './http/error-middleware';
@@ -20,8 +27,11 @@ import { createSiteCache } from './site/site-cache';
 import { createSiteRoutes } from './site/site-routes';
 import { createSiteService } from './site/site-service';
 
-/** The site cache reads the catalog revision at most this often: catalog edits show on pages within about a second. */
-const SITE_REVISION_CHECK_MS = 1000;
+/**
+ * The catalog revision is read at most this often (for the site cache and the API's read caches): edits made
+ * elsewhere show on pages and in answers within about a second; an editor's own edits here, at once.
+ */
+const REVISION_CHECK_MS = 1000;
 /** Pages' data kept at most (least recently used dropped first): search keywords and slugs come from visitors. */
 const SITE_CACHE_ENTRIES = 2000;
 
@@ -67,9 +77,16 @@ export function createServices(deps: AppDeps) {
   const now = deps.clock ? () => deps.clock!().getTime() : Date.now;
   const metrics = deps.metrics ?? createMetrics();
   const catalog = createCatalogRepository(deps.db);
+  const revision = createRevisionWatch({ readRevision: catalog.catalogRevision, checkMs: REVISION_CHECK_MS, now });
   return {
     metrics,
-    directory: createDirectoryService({ catalog, cacheTtlMs: deps.config.statsCacheTtlMs, readCacheTtlMs: deps.config.readCacheTtlMs, now }),
+    directory: createDirectoryService({
+      catalog,
+      cacheTtlMs: deps.config.statsCacheTtlMs,
+      readCacheTtlMs: deps.config.readCacheTtlMs,
+      revision: revision.current,
+      now,
+    }),
     // The website's data is cached by the site cache alone, which knows when the catalog changed; the same
     // directory operations (and search engine) without their own TTL cache, which would outlive a change.
     site: createSiteService({
@@ -77,13 +94,30 @@ export function createServices(deps: AppDeps) {
       catalog,
       cache: createSiteCache({
         ttlMs: deps.config.siteCacheTtlMs,
-        revisionCheckMs: SITE_REVISION_CHECK_MS,
+        // The watch reads the database at most once per REVISION_CHECK_MS; asking it is free.
+        revisionCheckMs: 0,
         maxEntries: SITE_CACHE_ENTRIES,
-        readRevision: catalog.catalogRevision,
+        readRevision: revision.current,
         now,
       }),
     }),
     ads: createAdsService(createSettingsRepository(deps.db)),
+    editors: {
+      auth: createEditorAuth({
+        editors: createEditorsRepository(deps.db),
+        limiter: createEditorSignInLimiter(deps.db),
+        clock: deps.clock ?? (() => new Date()),
+      }),
+      // Its writes tell the watch, so this process's caches drop what they hold at once.
+      editor: createCatalogEditor(deps.db, revision.changed),
+      edits: createCatalogEdits(deps.db),
+      keys: {
+        repository: createApiKeysRepository(deps.db),
+        limiter: deps.limiter,
+        keyVersion: deps.keyVersion,
+        defaultRateLimitPerHour: deps.config.defaultRateLimitPerHour,
+      },
+    },
     admit: createAccessControl({
       keys: createKeyLookup(createApiKeysRepository(deps.db), deps.keyVersion, now),
       limiter: deps.limiter,
@@ -99,7 +133,8 @@ export type Services = ReturnType<typeof createServices>;
 
 /** Builds the tool directory's Express app. It never listens. */
 export function createApp(deps: AppDeps, services: Services = createServices(deps)): express.Express {
-  const { metrics, directory, site, ads, admit } = services;
+  const { metrics, directory, site, ads, admit, editors } = services;
+  const siteAssets = loadSiteAssets();
   const readiness = createReadiness(deps.db, deps.limiter);
 
   const app = express();
@@ -126,7 +161,9 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
 
-  app.use(createSiteRoutes({ site, admit, assets: loadSiteAssets(), publicBaseUrl: deps.config.publicBaseUrl }));
+  // The editors' admin before the website: its pages are not counted against a visitor's limit (sign-in has its own).
+  app.use('/admin', createAdminRoutes({ ...editors, siteAssets }));
+  app.use(createSiteRoutes({ site, admit, assets: siteAssets, publicBaseUrl: deps.config.publicBaseUrl }));
   app.use(notFound);
   app.use(errorMiddleware);
   return app;

@@ -52,8 +52,8 @@ export async function openToolsService(
     const app = createApp({ db, limiter, logger, config, metrics, keyVersion });
     if (claim?.claimed) {
       const open = db;
-      adminServer = await serveAdminCommands(claim.adminSocket, (argv, print) =>
-        runAdminCommand(argv, { db: open, limiter, keyVersion, defaultRateLimitPerHour: config.defaultRateLimitPerHour, ...print }),
+      adminServer = await serveAdminCommands(claim.adminSocket, (argv, print, input) =>
+        runAdminCommand(argv, { db: open, limiter, keyVersion, defaultRateLimitPerHour: config.defaultRateLimitPerHour, input, ...print }),
       );
     }
     const opened = db;

@@ -54,7 +54,7 @@ describe('admin CLI process', () => {
     expect(result.stderr).toBe(`database: embedded PGlite at ${dir}/data/tools-db\n`);
     expect(result.stdout).toMatch(/^created API key #1 "cli" \(limit 1000 \(default\)\/hour\)\nkey: tk_[A-Za-z0-9_-]{43}\n/);
     expect(fs.existsSync(path.join(__dirname, '..', 'data', 'tools-db'))).toBe(false);
-  });
+  }, 60_000);
 
   test('when the service runs on the embedded database, then the CLI works through it (no second opener), and the service knows the new key at once', async () => {
     const env = { DATABASE_URL: `pglite:${dir}/db`, REDIS_URL: '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' };
@@ -73,6 +73,29 @@ describe('admin CLI process', () => {
       expect(listed.stdout).toMatch(/while-running\ttk_\S+…\tenabled\t5\t1\t\d+s/);
       // A usage error keeps its exit status through the socket.
       expect((await runCli(['key:limit', 'while-running'], env)).code).toBe(2);
+    } finally {
+      await stopMain(main);
+    }
+  }, 60_000);
+
+  test('when an editor is added with the password on stdin while the service runs, then the password travels through it and signs in at /admin/', async () => {
+    const env = { DATABASE_URL: `pglite:${dir}/db`, REDIS_URL: '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' };
+    const main = startMain(env);
+    try {
+      const port = await main.port;
+      const added = await runCli(['editor:add', 'alice', '--password-stdin'], env, 'correct horse\n');
+      expect(added).toMatchObject({ code: 0, stdout: 'created editor #1 "alice"; they sign in at /admin/\n' });
+      const form = await fetch(`http://127.0.0.1:${port}/admin/`);
+      const cookie = form.headers.get('set-cookie')!.split(';')[0]!;
+      const csrf = /name="csrf" value="([^"]+)"/.exec(await form.text())![1]!;
+      const signIn = await fetch(`http://127.0.0.1:${port}/admin/sign-in`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: cookie },
+        body: new URLSearchParams({ name: 'alice', password: 'correct horse', csrf }).toString(),
+      });
+      expect(signIn.status).toBe(303);
+      expect((await runCli(['editor:list'], env)).stdout).toMatch(/^1\talice\tenabled\t\S+\t\S+Z$/m);
     } finally {
       await stopMain(main);
     }

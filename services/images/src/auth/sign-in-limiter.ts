@@ -1,32 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
+import { knexLimiterStore } from '@platform/kit';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { userNameKey } from '../users/user-name';
 
 const WINDOW_SECONDS = 15 * 60;
 const TABLE = 'sign_in_limits';
-
-/**
- * rate-limiter-flexible's Postgres store, on the service's own database (embedded PGlite too): its
- * queries, written for node-postgres (`$1` placeholders), run through knex. The table comes from a
- * migration; expired rows are removed by housekeeping, not by a timer of the library's.
- */
-function knexStore(db: Knex) {
-  return {
-    async query(query: { text: string; values?: unknown[] }) {
-      const values = query.values ?? [];
-      const bindings: unknown[] = [];
-      const sql = query.text.replace(/\$(\d+)/g, (_, index: string) => {
-        bindings.push(values[Number(index) - 1]);
-        return '?';
-      });
-      const result = (await db.raw(sql, bindings as Knex.RawBinding[])) as { rows: unknown[]; rowCount?: number | null; affectedRows?: number };
-      // Through knex-pglite, rowCount is PGlite's affectedRows, which is 0 for a SELECT that found rows.
-      const rowCount = result.rows.length > 0 ? result.rows.length : (result.rowCount ?? result.affectedRows ?? 0);
-      return { rows: result.rows, rowCount };
-    },
-  };
-}
 
 export interface SignInVerdict {
   allowed: boolean;
@@ -43,7 +22,7 @@ const REGISTRATION_WINDOW_SECONDS = 60 * 60;
  * (userNameKey: `ALICE` is alice), whether or not such a user exists, so the limit reveals nothing.
  */
 export function createSignInLimiter(db: Knex, limits: { attemptsPerAddress: number; failuresPerAccount: number; registrationsPerAddress: number }) {
-  const common = { storeClient: knexStore(db), storeType: 'pool', tableName: TABLE, tableCreated: true, clearExpiredByTimeout: false };
+  const common = { storeClient: knexLimiterStore(db), storeType: 'pool', tableName: TABLE, tableCreated: true, clearExpiredByTimeout: false };
   const byAddress = new RateLimiterPostgres({ ...common, keyPrefix: 'address', duration: WINDOW_SECONDS, points: limits.attemptsPerAddress });
   const byAccount = new RateLimiterPostgres({ ...common, keyPrefix: 'account', duration: WINDOW_SECONDS, points: limits.failuresPerAccount });
   const registrations = new RateLimiterPostgres({ ...common, keyPrefix: 'register', duration: REGISTRATION_WINDOW_SECONDS, points: limits.registrationsPerAddress });

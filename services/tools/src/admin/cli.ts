@@ -6,6 +6,7 @@ import { openRedis, waitForRedis } from '../ratelimit/redis-connection';
 import { createRequestLimiter } from '../ratelimit/request-limiter';
 import { memoryKeyVersion, redisKeyVersion } from '../auth/key-version';
 import { ADMIN_HELP, runAdminCommand } from './commands';
+import { readsStdin } from './editor-commands';
 import { migrationSource } from '../db/migration-source';
 
 export interface Printer {
@@ -18,12 +19,20 @@ const stdio: Printer = {
   err: (line) => process.stderr.write(`${line}\n`),
 };
 
+/** Everything piped into the process (an editor's password with --password-stdin). */
+async function readProcessStdin(): Promise<string> {
+  if (process.stdin.isTTY) throw new Error('the password is read from stdin: pipe it in (echo "$PASSWORD" | … --password-stdin)');
+  let text = '';
+  for await (const chunk of process.stdin) text += String(chunk);
+  return text;
+}
+
 /**
  * The admin CLI on the database the service would use with the same environment. It says which one
  * on stderr. An embedded database that a running service (or `npm start`) has open is reached
  * through that process; one that does not exist yet is not created.
  */
-export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: Printer = stdio): Promise<number> {
+export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: Printer = stdio, readStdin: () => Promise<string> = readProcessStdin): Promise<number> {
   if (argv.length === 0 || argv.includes('--help') || argv.includes('-h') || argv[0] === 'help') {
     print.out(ADMIN_HELP);
     return argv.length === 0 ? 2 : 0;
@@ -38,6 +47,16 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: Prin
     print.err(`config error: ${(error as Error).message}`);
     return 1;
   }
+  // Read before the command runs, so that a command forwarded to a running service carries it too.
+  let input: string | undefined;
+  if (readsStdin(argv)) {
+    try {
+      input = await readStdin();
+    } catch (error) {
+      print.err(`error: ${(error as Error).message}`);
+      return 2;
+    }
+  }
   const target = config.database;
   const runHere = async () => {
     // The CLI's own logs would mix with its output; only warnings and worse go to stderr.
@@ -50,7 +69,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: Prin
       if (redis) await waitForRedis(redis, 2000);
       // An embedded database is claimed by this CLI: no running process has cached keys to invalidate.
       const keyVersion = redis ? redisKeyVersion(redis, config.rateLimitKeyPrefix) : target.kind === 'postgres' ? undefined : memoryKeyVersion();
-      return await runAdminCommand(argv, { db, limiter, keyVersion, defaultRateLimitPerHour: config.defaultRateLimitPerHour, ...print });
+      return await runAdminCommand(argv, { db, limiter, keyVersion, defaultRateLimitPerHour: config.defaultRateLimitPerHour, input, ...print });
     } finally {
       redis?.disconnect();
       await db.destroy();
@@ -67,7 +86,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: Prin
   const claim = claimEmbeddedDatabase(target.dir);
   if (!claim.claimed) {
     print.err(`database: ${describeDatabase(target)}, through the running process ${claim.owner.pid}`);
-    return forwardAdminCommand(claim.owner.adminSocket, argv, print);
+    return forwardAdminCommand(claim.owner.adminSocket, argv, print, input);
   }
   try {
     print.err(`database: ${describeDatabase(target)}`);

@@ -13,6 +13,7 @@ import { createSettingsRepository } from '../ads/settings-repository';
 import { ADS_SETTING_KEY } from '../ads/ads-service';
 import type { RequestLimiter } from '../ratelimit/request-limiter';
 import { ensureDemoData } from '../demo';
+import { EDITOR_HELP, runEditorCommand } from './editor-commands';
 
 export const ADMIN_HELP = `Tool directory admin
 
@@ -41,6 +42,8 @@ Tools
       JSON: {"categories":[{slug,name,description,icon,sort_order}], "tools":[{slug,name,description,url,icon,category,tags,is_featured}]}
       CSV header: slug,name,description,url,icon,category,tags,is_featured   (tags separated by "|", is_featured true/false/1/0)
 
+${EDITOR_HELP}
+
 Mini-program ads
   ads:set <file.json>                             store the ads config (validated; see openapi.yaml AdsConfig)
   ads:show                                        print the config served now
@@ -64,6 +67,8 @@ export interface AdminContext {
    * their cached entry expires.
    */
   keyVersion?: KeyVersion;
+  /** What the operator piped in (an editor's password with --password-stdin). */
+  input?: string;
   out(line: string): void;
   err(line: string): void;
 }
@@ -131,6 +136,7 @@ function sortOrder(raw: string | undefined): number | undefined {
 /** Runs one admin command; returns the exit status. */
 export async function runAdminCommand(argv: string[], ctx: AdminContext): Promise<number> {
   const [command, ...rest] = argv;
+  if (command?.startsWith('editor:')) return runEditorCommand(command, rest, ctx);
   try {
     switch (command) {
       case 'key:create': {

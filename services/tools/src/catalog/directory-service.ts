@@ -55,16 +55,18 @@ export interface DirectoryServiceOptions {
   cacheTtlMs: number;
   /** How long a list page or a search result may be served from memory (0 = always fresh). */
   readCacheTtlMs?: number;
+  /** The catalog revision this process knows: cached answers from an older one are not served. */
+  revision?: () => Promise<number>;
   now: () => number;
 }
 
 /** The read operations of the directory API, on typed input (the routes parse the request). */
 export function createDirectoryService(options: DirectoryServiceOptions) {
   const { catalog } = options;
-  const cache = createTtlCache(options.cacheTtlMs, options.now);
+  const cache = createTtlCache(options.cacheTtlMs, options.now, undefined, options.revision);
   // Pages and results are what every list or search request asks for; a short TTL takes the database
   // off the hot path (a tool's visits in a list may lag by that much, as totals do by cacheTtlMs).
-  const reads = createTtlCache(options.readCacheTtlMs ?? 0, options.now);
+  const reads = createTtlCache(options.readCacheTtlMs ?? 0, options.now, undefined, options.revision);
 
   /** A list page and its total. The total is an aggregate like stats: counting every tool per request would scan them all. */
   async function toolPage(categoryId: number | undefined, page: number, limit: number) {

@@ -70,7 +70,7 @@ const tagListSchema = z
   .transform((tags) => [...new Set(tags.filter((tag) => tag.length > 0))])
   .refine((tags) => tags.length <= 30, 'more than 30 tags');
 
-const toolSchema = z.object({
+export const toolSchema = z.object({
   slug: slugSchema,
   name: z
     .string({ error: 'name is required' })
@@ -91,7 +91,7 @@ const toolSchema = z.object({
   is_featured: z.boolean({ error: 'is_featured must be true or false' }).default(false),
 });
 
-const categorySchema = z.object({
+export const categorySchema = z.object({
   slug: slugSchema,
   name: z
     .string({ error: 'name is required' })

@@ -1,0 +1,92 @@
+import { Router, type Request, type Response } from 'express';
+import { createApiKey } from '../auth/api-keys';
+import type { ApiKeysRepository } from '../auth/api-keys-repository';
+import type { KeyVersion } from '../auth/key-version';
+import { notFound } from '../errors/app-error';
+import type { RequestLimiter } from '../ratelimit/request-limiter';
+import type { AdminContext, FieldError } from './admin-layout';
+import { ADMIN_TEXT as T } from './admin-text';
+import { renderKeyList, type KeyView } from './key-pages';
+
+export interface KeysAdminDeps {
+  repository: ApiKeysRepository;
+  limiter: RequestLimiter;
+  /** Moved after a key changes, so no replica trusts its cached copy; absent: replicas re-read within KEY_CACHE_TTL_MS. */
+  keyVersion?: KeyVersion;
+  defaultRateLimitPerHour: number;
+}
+
+const UNIQUE_VIOLATION = '23505';
+
+/**
+ * API keys in the admin: the list with each key's limit and use this hour (read-only), a new key (shown
+ * once, on the answer to its POST), disable and enable. The same repository and key-version announcement
+ * as the CLI's key:* commands.
+ */
+export function createKeysAdminRoutes(deps: KeysAdminDeps & { contextOf: (res: Response) => AdminContext }): Router {
+  const router = Router();
+  const send = (res: Response, status: number, body: string) => res.status(status).type('html').send(body);
+
+  async function keyViews(): Promise<KeyView[]> {
+    const keys = await deps.repository.list();
+    return Promise.all(
+      keys.map(async (key) => {
+        const usage = await deps.limiter.usage(`key:${key.id}`).catch(() => undefined);
+        return { key, usedThisHour: usage === undefined ? null : (usage?.consumed ?? 0) };
+      }),
+    );
+  }
+
+  /** True when every replica was told; false when the change waits for their caches to expire. */
+  async function announce(): Promise<boolean> {
+    if (!deps.keyVersion) return true;
+    try {
+      await deps.keyVersion.changed();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  const page = async (res: Response, status: number, extra: Omit<Parameters<typeof renderKeyList>[1], 'keys' | 'defaultLimit'>) =>
+    send(res, status, renderKeyList(deps.contextOf(res), { keys: await keyViews(), defaultLimit: deps.defaultRateLimitPerHour, ...extra }));
+
+  router.get('/keys', async (req, res) => {
+    const done = req.query.done;
+    const notice = done === 'disabled' ? T.keyDisabledDone : done === 'enabled' ? T.keyEnabledDone : done === 'late' ? T.keyNotAnnounced : undefined;
+    await page(res, 200, { notice });
+  });
+
+  router.post('/keys', async (req: Request, res) => {
+    const body = req.body as Record<string, unknown>;
+    const name = typeof body.name === 'string' ? body.name.trim() : '';
+    const limitText = typeof body.limit === 'string' ? body.limit.trim() : '';
+    const errors: FieldError[] = [];
+    if (name === '' || name.length > 100) errors.push({ field: 'name', message: T.keyNameRequired });
+    if (limitText !== '' && (!/^\d{1,9}$/.test(limitText) || Number(limitText) < 1)) errors.push({ field: 'limit', message: T.keyLimitInvalid });
+    if (errors.length === 0) {
+      try {
+        const { apiKey, record } = await createApiKey(deps.repository, { name, rateLimitPerHour: limitText === '' ? null : Number(limitText) });
+        // Answered here, not after a redirect: the key exists in no other place to show it from.
+        await page(res, 201, { created: { name: record.name, apiKey } });
+        return;
+      } catch (error) {
+        if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
+        errors.push({ field: 'name', message: T.keyNameTaken(name) });
+      }
+    }
+    await page(res, 422, { form: { name, limit: limitText, errors } });
+  });
+
+  for (const action of ['disable', 'enable'] as const) {
+    router.post(`/keys/:id/${action}`, async (req, res) => {
+      const raw = req.params.id;
+      if (typeof raw !== 'string' || !/^[1-9]\d{0,8}$/.test(raw)) throw notFound();
+      const updated = await deps.repository.update(Number(raw), { enabled: action === 'enable' });
+      if (!updated) throw notFound();
+      res.redirect(303, `/admin/keys?done=${(await announce()) ? `${action}d` : 'late'}`);
+    });
+  }
+
+  return router;
+}

@@ -1,0 +1,162 @@
+import type { Knex } from 'knex';
+import type { z } from 'zod';
+import { createCatalogRepository } from './catalog-repository';
+import { createCatalogEdits } from './catalog-edits';
+import { categorySchema, toolSchema } from './importer';
+import { refreshSearchDocuments } from './search-index';
+
+/** What an editor's form sends: text fields as typed. */
+export type FormFields = Record<string, string | undefined>;
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export type SaveResult = { saved: true; id: number } | { saved: false; errors: FieldError[] } | { saved: false; notFound: true };
+
+const UNIQUE_VIOLATION = '23505';
+
+/** Refused before anything is written: the transaction rolls back, and the form shows `errors`. */
+class Refused extends Error {
+  constructor(readonly errors: FieldError[]) {
+    super('refused');
+  }
+}
+
+function fieldErrors(error: z.ZodError): FieldError[] {
+  const seen = new Set<string>();
+  const errors: FieldError[] = [];
+  for (const issue of error.issues) {
+    const field = String(issue.path[0] ?? 'form');
+    if (seen.has(field)) continue;
+    seen.add(field);
+    errors.push({ field, message: issue.message });
+  }
+  return errors;
+}
+
+/** An integer as typed ('' is 0); anything else is passed on as text, for the schema to name. */
+function integerField(raw: string | undefined): number | string {
+  const text = (raw ?? '').trim();
+  if (text === '') return 0;
+  return /^-?\d{1,9}$/.test(text) ? Number(text) : text;
+}
+
+/** Tags as an editor types them: separated by commas (either width), "|" or new lines. */
+export function splitTags(raw: string | undefined): string[] {
+  return (raw ?? '').split(/[,，|\n]/).map((tag) => tag.trim()).filter((tag) => tag !== '');
+}
+
+/**
+ * The editors' writes to the catalog. Each is one transaction through the import's own validation
+ * (toolSchema, categorySchema), its upserts and its search-document refresh, so a tool saved in the
+ * admin is stored exactly as the same row imported would be; a refused form stores nothing. The
+ * revision trigger moves with every write; `changed` tells this process's caches at once.
+ */
+export function createCatalogEditor(db: Knex, changed: () => void) {
+  async function write<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    const result = await db.transaction(work);
+    changed();
+    return result;
+  }
+
+  /** Runs `work`, turning a refusal or a slug taken meanwhile into the form's errors. */
+  async function save(work: () => Promise<number | undefined>, slugTaken: FieldError): Promise<SaveResult> {
+    try {
+      const id = await work();
+      return id === undefined ? { saved: false, notFound: true } : { saved: true, id };
+    } catch (error) {
+      if (error instanceof Refused) return { saved: false, errors: error.errors };
+      if ((error as { code?: string }).code === UNIQUE_VIOLATION) return { saved: false, errors: [slugTaken] };
+      throw error;
+    }
+  }
+
+  return {
+    /** Creates a tool (id undefined) or replaces every field of tool `id`; its visits are kept. */
+    saveTool(id: number | undefined, form: FormFields): Promise<SaveResult> {
+      const parsed = toolSchema.safeParse({
+        slug: form.slug ?? '',
+        name: form.name ?? '',
+        description: form.description ?? '',
+        url: form.url ?? '',
+        icon: (form.icon ?? '').trim(),
+        category: form.category ?? '',
+        tags: splitTags(form.tags),
+        is_featured: form.is_featured === 'on' || form.is_featured === 'true',
+      });
+      const sortOrder = categorySchema.shape.sort_order.safeParse(integerField(form.sort_order));
+      const errors = [...(parsed.success ? [] : fieldErrors(parsed.error)), ...(sortOrder.success ? [] : [{ field: 'sort_order', message: 'sort_order must be an integer' }])];
+      if (!parsed.success || !sortOrder.success) return Promise.resolve({ saved: false, errors });
+      const tool = parsed.data;
+      const slugTaken = { field: 'slug', message: `slug "${tool.slug}" is already used by another tool` };
+      return save(
+        () =>
+          write(async (trx) => {
+            const catalog = createCatalogRepository(trx);
+            const edits = createCatalogEdits(trx);
+            const categoryId = (await catalog.categoryIdsBySlug()).get(tool.category);
+            if (categoryId === undefined) throw new Refused([{ field: 'category', message: `unknown category "${tool.category}"` }]);
+            if (id !== undefined) {
+              if (!(await edits.findTool(id))) return undefined;
+              await edits.renameToolSlug(id, tool.slug);
+            }
+            const outcome = await catalog.upsertTool({ ...tool, category_id: categoryId });
+            // A new tool's slug must be free: an upsert that found it taken changed a tool that is not this one.
+            if (id === undefined && outcome !== 'created') throw new Refused([slugTaken]);
+            await edits.setToolSortOrder(tool.slug, sortOrder.data);
+            await refreshSearchDocuments(catalog, { toolSlugs: [tool.slug] });
+            return id ?? (await catalog.findTool({ slug: tool.slug }))!.id;
+          }),
+        slugTaken,
+      );
+    },
+
+    async setFeatured(id: number, featured: boolean): Promise<boolean> {
+      return write((trx) => createCatalogEdits(trx).setFeatured(id, featured));
+    },
+
+    async deleteTool(id: number): Promise<boolean> {
+      return (await write((trx) => createCatalogEdits(trx).deleteTool(id))) !== undefined;
+    },
+
+    /** Creates a category (id undefined) or replaces every field of category `id`; a new name reaches its tools' search documents. */
+    saveCategory(id: number | undefined, form: FormFields): Promise<SaveResult> {
+      const parsed = categorySchema.safeParse({
+        slug: form.slug ?? '',
+        name: form.name ?? '',
+        description: form.description ?? '',
+        icon: form.icon ?? '',
+        sort_order: integerField(form.sort_order),
+      });
+      if (!parsed.success) return Promise.resolve({ saved: false, errors: fieldErrors(parsed.error) });
+      const category = parsed.data;
+      const slugTaken = { field: 'slug', message: `slug "${category.slug}" is already used by another category` };
+      return save(
+        () =>
+          write(async (trx) => {
+            const catalog = createCatalogRepository(trx);
+            const edits = createCatalogEdits(trx);
+            if (id !== undefined) {
+              if (!(await edits.findCategory(id))) return undefined;
+              await edits.renameCategorySlug(id, category.slug);
+            }
+            const outcome = await catalog.upsertCategory(category);
+            if (id === undefined && outcome !== 'created') throw new Refused([slugTaken]);
+            const savedId = (await catalog.categoryIdsBySlug()).get(category.slug)!;
+            if (outcome === 'updated') await refreshSearchDocuments(catalog, { categoryIds: [savedId] });
+            return savedId;
+          }),
+        slugTaken,
+      );
+    },
+
+    /** Deletes an empty category; a category that holds tools stays, and the answer says how many. */
+    deleteCategory(id: number) {
+      return write((trx) => createCatalogEdits(trx).deleteEmptyCategory(id));
+    },
+  };
+}
+
+export type CatalogEditor = ReturnType<typeof createCatalogEditor>;

@@ -1,0 +1,122 @@
+import type { Knex } from 'knex';
+
+/** A tool as the admin edits it (ids, not names; the editor-set sort order). */
+export interface EditableTool {
+  id: number;
+  slug: string;
+  name: string;
+  description: string;
+  url: string;
+  icon: string;
+  category_id: number;
+  category_slug: string;
+  category_name: string;
+  tags: string[];
+  is_featured: boolean;
+  sort_order: number;
+  visits: number;
+  updated_at: Date;
+}
+
+export interface EditableCategory {
+  id: number;
+  slug: string;
+  name: string;
+  description: string;
+  icon: string;
+  sort_order: number;
+  tool_count: number;
+}
+
+const toolColumns = [
+  't.id', 't.slug', 't.name', 't.description', 't.url', 't.icon', 't.category_id', 'c.slug as category_slug',
+  'c.name as category_name', 't.tags', 't.is_featured', 't.sort_order', 't.visits', 't.updated_at',
+];
+
+function toEditable(row: Record<string, unknown>): EditableTool {
+  return { ...(row as unknown as EditableTool), id: Number(row.id), visits: Number(row.visits), tags: (row.tags as string[]) ?? [] };
+}
+
+/**
+ * The admin's own reads and the writes the import has no words for (renaming a slug, a tool's sort order,
+ * deleting); everything else an editor saves goes through the import's upserts (catalog-repository.ts).
+ * Every write here fires the catalog revision trigger, as the import's do.
+ */
+export function createCatalogEdits(db: Knex) {
+  return {
+    async listTools(filter: { categoryId?: number; query?: string }, offset: number, limit: number): Promise<{ tools: EditableTool[]; total: number }> {
+      const base = db('tools as t').join('categories as c', 'c.id', 't.category_id');
+      if (filter.categoryId !== undefined) base.where('t.category_id', filter.categoryId);
+      if (filter.query) {
+        const like = `%${filter.query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+        base.where((where) => where.whereILike('t.name', like).orWhereILike('t.slug', like));
+      }
+      const [rows, count] = await Promise.all([
+        base.clone().select(toolColumns).orderBy([{ column: 'c.sort_order' }, { column: 'c.id' }, { column: 't.sort_order' }, { column: 't.id' }]).offset(offset).limit(limit),
+        base.clone().count<{ count: string }[]>({ count: '*' }).first(),
+      ]);
+      return { tools: rows.map(toEditable), total: Number(count?.count ?? 0) };
+    },
+
+    async findTool(id: number): Promise<EditableTool | undefined> {
+      const row = await db('tools as t').join('categories as c', 'c.id', 't.category_id').select(toolColumns).where('t.id', id).first();
+      return row ? toEditable(row) : undefined;
+    },
+
+    async listCategories(): Promise<EditableCategory[]> {
+      const rows = await db('categories as c')
+        .select('c.id', 'c.slug', 'c.name', 'c.description', 'c.icon', 'c.sort_order')
+        .select(db.raw('(SELECT count(*) FROM tools t WHERE t.category_id = c.id) AS tool_count'))
+        .orderBy([{ column: 'c.sort_order' }, { column: 'c.id' }]);
+      return rows.map((row: Record<string, unknown>) => ({ ...(row as unknown as EditableCategory), id: Number(row.id), tool_count: Number(row.tool_count) }));
+    },
+
+    async findCategory(id: number): Promise<EditableCategory | undefined> {
+      const row = await db('categories as c')
+        .select('c.id', 'c.slug', 'c.name', 'c.description', 'c.icon', 'c.sort_order')
+        .select(db.raw('(SELECT count(*) FROM tools t WHERE t.category_id = c.id) AS tool_count'))
+        .where('c.id', id)
+        .first();
+      return row ? { ...row, id: Number(row.id), tool_count: Number(row.tool_count) } : undefined;
+    },
+
+    /** A slug another tool holds fails with a unique violation. */
+    async renameToolSlug(id: number, slug: string): Promise<void> {
+      await db('tools').where({ id }).whereNot({ slug }).update({ slug, updated_at: db.fn.now() });
+    },
+
+    async renameCategorySlug(id: number, slug: string): Promise<void> {
+      await db('categories').where({ id }).whereNot({ slug }).update({ slug, updated_at: db.fn.now() });
+    },
+
+    async setToolSortOrder(slug: string, sortOrder: number): Promise<void> {
+      await db('tools').where({ slug }).whereNot({ sort_order: sortOrder }).update({ sort_order: sortOrder, updated_at: db.fn.now() });
+    },
+
+    async setFeatured(id: number, featured: boolean): Promise<boolean> {
+      const found = await db('tools').where({ id }).first('id');
+      if (!found) return false;
+      await db('tools').where({ id }).whereNot({ is_featured: featured }).update({ is_featured: featured, updated_at: db.fn.now() });
+      return true;
+    },
+
+    /** The deleted tool's slug, or undefined when no tool has this id (its search row goes with it: ON DELETE CASCADE). */
+    async deleteTool(id: number): Promise<string | undefined> {
+      const rows: { slug: string }[] = await db('tools').where({ id }).delete(['slug']);
+      return rows[0]?.slug;
+    },
+
+    /**
+     * Deletes a category that holds no tool, in one statement (a tool added meanwhile keeps it: the
+     * foreign key refuses too). The number of tools it holds when it does not go; null when it is gone.
+     */
+    async deleteEmptyCategory(id: number): Promise<{ deleted: true } | { deleted: false; toolCount: number } | null> {
+      const deleted = await db('categories').where({ id }).whereNotExists(db('tools').where('category_id', id).select(db.raw('1'))).delete();
+      if (deleted > 0) return { deleted: true };
+      const category = await this.findCategory(id);
+      return category ? { deleted: false, toolCount: category.tool_count } : null;
+    },
+  };
+}
+
+export type CatalogEdits = ReturnType<typeof createCatalogEdits>;
