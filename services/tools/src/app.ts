@@ -18,6 +18,7 @@ import type { RequestLimiter } from './ratelimit/request-limiter';
 import { loadSiteAssets } from './site/site-assets';
 import { createSiteCache } from './site/site-cache';
 import { createSiteRoutes } from './site/site-routes';
+import { createSiteQueries } from './site/site-queries';
 import { createSiteService } from './site/site-service';
 
 /** The site cache reads the catalog revision at most this often: catalog edits show on pages within about a second. */
@@ -75,6 +76,7 @@ export function createServices(deps: AppDeps) {
     site: createSiteService({
       directory: createDirectoryService({ catalog, cacheTtlMs: 0, now }),
       catalog,
+      queries: createSiteQueries(deps.db),
       cache: createSiteCache({
         ttlMs: deps.config.siteCacheTtlMs,
         revisionCheckMs: SITE_REVISION_CHECK_MS,

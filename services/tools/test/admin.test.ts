@@ -260,7 +260,7 @@ describe('admin: categories, import, ads', () => {
     fs.writeFileSync(path.join(dir, 'bad.csv'), 'name,slug\nx,y\n');
     fs.writeFileSync(path.join(dir, 'tools.txt'), 'hello');
     expect((await admin(['import', path.join(dir, 'bad.json')])).err).toMatch(/^error: not valid JSON: /);
-    expect((await admin(['import', path.join(dir, 'bad.csv')])).err).toBe('error: CSV header must be exactly: slug,name,description,url,icon,category,tags,is_featured');
+    expect((await admin(['import', path.join(dir, 'bad.csv')])).err).toBe('error: CSV header must be exactly: slug,name,description,url,icon,category,tags,is_featured (optionally followed by name_en,description_en)');
     expect((await admin(['import', path.join(dir, 'tools.txt')])).status).toBe(2);
     expect(await admin(['import', path.join(dir, 'missing.json')])).toMatchObject({ status: 1, err: `error: cannot read ${path.join(dir, 'missing.json')}: ENOENT` });
     expect(Number((await harness.db('tools').count({ n: '*' }).first())?.n)).toBe(0);
