@@ -45,8 +45,8 @@ export function renderHome(context: PageContext, data: HomeData): string {
       stats: text.stats(formatNumber(lang, data.stats.total_tools), formatNumber(lang, data.stats.total_categories)),
     },
     main: html`<div class="directory" id="categories">
-<nav class="side-index" aria-label="${text.categoryIndex}">
-  <h2 class="side-index__title">${text.categoryIndex}</h2>
+<nav class="side-index" aria-labelledby="categories-heading">
+  <h2 class="side-index__title" id="categories-heading">${text.categoryIndex}</h2>
   <ul class="side-index__list">${data.categories.map(
     (category) => html`<li><a class="side-index__link" href="${(data.sections.get(category.id) ?? []).length > 0 ? `#${sectionId(category.slug)}` : pageUrl(lang, { kind: 'category', slug: category.slug, page: 1 })}"><span class="side-index__icon" aria-hidden="true">${category.icon || '📁'}</span><span class="side-index__name">${asHtml(localize.categoryName(category))}</span><span class="side-index__count">${formatNumber(lang, category.tool_count)}</span></a></li>`,
   )}</ul>
