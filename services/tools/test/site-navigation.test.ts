@@ -180,7 +180,7 @@ describe('category sorts and English fields', () => {
   it('when an English field is changed by hand, then cached pages show it after the next revision check', async () => {
     let clock = 5_000_000;
     const cached = harness.app({ clock: () => new Date(clock), config: { SITE_CACHE_TTL_MS: '600000', ANONYMOUS_RATE_LIMIT_PER_HOUR: '100000' } });
-    for (const path of ['/en/tool/s-feishu', '/category/sorting?sort=name', '/category/sorting?sort=latest']) expect((await request(cached).get(path)).status).toBe(200);
+    for (const path of ['/en/tool/s-feishu', '/category/sorting?sort=name', '/category/sorting?sort=latest', '/en/']) expect((await request(cached).get(path)).status).toBe(200);
     const queries: string[] = [];
     const onQuery = (query: { sql: string }) => queries.push(query.sql);
     harness.db.on('query', onQuery);
@@ -188,9 +188,13 @@ describe('category sorts and English fields', () => {
       // Each sort is its own cache entry: asked again, none reads the database.
       for (const path of ['/category/sorting?sort=name', '/category/sorting?sort=latest', '/category/sorting?sort=name']) await request(cached).get(path);
       expect(queries).toEqual([]);
+      const home = (await request(cached).get('/en/')).text;
+      expect(home).toContain('<span class="tool-card__name">Lark</span>');
       await harness.db('tools').where({ slug: 's-feishu' }).update({ name_en: 'Feishu Lark' });
       clock += 1000;
       expect((await request(cached).get('/en/tool/s-feishu')).text).toContain('<h1 class="tool__name">Feishu Lark</h1>');
+      // The home page's kept HTML goes with its data: the change shows there too.
+      expect((await request(cached).get('/en/')).text).toContain('<span class="tool-card__name">Feishu Lark</span>');
     } finally {
       harness.db.off('query', onQuery);
       await harness.db('tools').where({ slug: 's-feishu' }).update({ name_en: 'Lark' });

@@ -90,6 +90,24 @@ export function createSiteRoutes(deps: SiteRoutesDeps): Router {
     res.set('Cache-Control', CACHEABLE).redirect(status, location);
   };
 
+  // The home page is the largest page (every category's first tools): its HTML is kept beside its cached
+  // data and English fields (new objects whenever either is reloaded), once per language and origin, so a
+  // cached home page is not rendered again per request. Few origins are kept: the Host header is the visitor's.
+  const homePages = new WeakMap<object, WeakMap<object, Map<string, string>>>();
+  const renderHomeOnce = (context: PageContext, data: object, translations: Translations, render: () => string): string => {
+    let byTranslations = homePages.get(data);
+    if (!byTranslations) homePages.set(data, (byTranslations = new WeakMap()));
+    let byKey = byTranslations.get(translations);
+    if (!byKey) byTranslations.set(translations, (byKey = new Map()));
+    const key = `${context.lang} ${context.baseUrl}`;
+    let body = byKey.get(key);
+    if (body === undefined) {
+      body = render();
+      if (byKey.size < 8) byKey.set(key, body);
+    }
+    return body;
+  };
+
   router.use((req, res, next) => {
     if (!isApiPath(req.path)) res.set(SECURITY_HEADERS);
     next();
@@ -156,7 +174,8 @@ export function createSiteRoutes(deps: SiteRoutesDeps): Router {
         return;
       }
       const [data, translations] = await Promise.all([site.home(), site.translations()]);
-      sendPage(res, lang, 200, renderHome(contextOf(req, lang, translations), data), CACHEABLE);
+      const context = contextOf(req, lang, translations);
+      sendPage(res, lang, 200, renderHomeOnce(context, data, translations, () => renderHome(context, data)), CACHEABLE);
     });
 
     router.get(`${prefix}/category/:reference`, async (req, res) => {
