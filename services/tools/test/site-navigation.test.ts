@@ -160,11 +160,12 @@ describe('category sorts and English fields', () => {
     expect(category.text).toContain('<h1 class="page-head__title">Sorting</h1>');
     expect(category.text).toContain('hreflang="en"');
     expect(category.text).toContain('<span class="tool-card__name">WeChat</span>');
-    // A category without English fields: Chinese names marked as such, and no English claim.
+    // A category with an English name but tools in Chinese: its tools marked as Chinese, and no English claim.
     const design = await page('/en/category/design');
-    expect(design.text).toContain('<h1 class="page-head__title"><span lang="zh-CN">设计工具</span></h1>');
+    expect(design.text).toContain('<h1 class="page-head__title">Design</h1>');
+    expect(design.text).toContain('<span class="tool-card__description"><span lang="zh-CN">基于浏览器的协作式界面设计工具');
     expect(design.text).not.toContain('hreflang');
-    // The home page: 1 of 16 categories is English, so it claims none.
+    // The home page: 1 of 16 categories' pages is English, so it claims none.
     expect((await page('/en/')).text).not.toContain('hreflang');
 
     // The sitemap says the same as the pages.

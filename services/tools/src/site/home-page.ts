@@ -11,11 +11,11 @@ import { pageUrl, visitUrl } from './site-urls';
 const sectionId = (slug: string) => `c-${slug}`;
 
 /** A short ranked list (热门, 最新): a tool's name opens its site in a new tab, as a card does. */
-function shortList(context: PageContext, id: string, heading: string, tools: Tool[], note: (tool: Tool) => string): Html {
+function shortList(context: PageContext, id: string, heading: string, tools: Tool[], note: (tool: Tool) => string, ranked: boolean): Html {
   const { lang, text, localize } = context;
   return html`<section class="panel" aria-labelledby="${id}">
   <h2 class="panel__title" id="${id}">${heading}</h2>
-  <ol class="ranking">${tools.map(
+  <ol class="ranking${ranked ? '' : ' ranking--plain'}">${tools.map(
     (tool, index) => html`<li class="ranking__item" data-slug="${tool.slug}">
     <span class="ranking__place" aria-hidden="true">${index + 1}</span>
     ${toolIcon(tool)}
@@ -54,8 +54,8 @@ export function renderHome(context: PageContext, data: HomeData): string {
 <div class="directory__main">
 ${data.popular.length > 0 || data.latest.length > 0
   ? html`<div class="panels">
-${data.popular.length > 0 ? shortList(context, 'popular-heading', text.popular, data.popular, (tool) => text.visitCount(formatNumber(lang, tool.visits))) : null}
-${data.latest.length > 0 ? shortList(context, 'latest-heading', text.latest, data.latest, (tool) => text.addedOn(formatDate(tool.created_at))) : null}
+${data.popular.length > 0 ? shortList(context, 'popular-heading', text.popular, data.popular, (tool) => text.visitCount(formatNumber(lang, tool.visits)), true) : null}
+${data.latest.length > 0 ? shortList(context, 'latest-heading', text.latest, data.latest, (tool) => text.addedOn(formatDate(tool.created_at)), false) : null}
 </div>`
   : null}
 ${data.featured.length > 0
