@@ -55,6 +55,7 @@ describe('a fresh install', () => {
     expect(res.status).toBe(200);
     expect(listSlugs(res.text, 'popular-heading')).toBeNull();
     expect(res.text).not.toContain('次访问');
+    expect((await page('/tool/obsidian')).text).not.toContain('次访问');
     const latest = listSlugs(res.text, 'latest-heading')!;
     expect(latest.length).toBe(10);
     expect(latest[0]).toBe('obsidian');

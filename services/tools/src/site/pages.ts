@@ -155,7 +155,7 @@ export function renderTool(context: PageContext, data: ToolPageData): string {
     ${toolIcon(tool, 'large')}
     <div class="tool__title-block">
       <h1 class="tool__name">${asHtml(name)}${tool.is_featured ? html` <span class="badge">${text.featured}</span>` : null}</h1>
-      <p class="tool__meta"><span>${text.category}: <a href="${categoryHref}">${asHtml(categoryName)}</a></span><span>${text.visitCount(formatNumber(lang, tool.visits))}</span><span>${text.updatedAt(formatDate(tool.updated_at))}</span></p>
+      <p class="tool__meta"><span>${text.category}: <a href="${categoryHref}">${asHtml(categoryName)}</a></span>${tool.visits > 0 ? html`<span>${text.visitCount(formatNumber(lang, tool.visits))}</span>` : null}<span>${text.updatedAt(formatDate(tool.updated_at))}</span></p>
     </div>
     ${link
       ? html`<a class="button tool__visit" href="${visitUrl(tool.slug)}" target="_blank" rel="nofollow noopener" data-host="${new URL(link).host}">${text.visitSite}<span class="visually-hidden">${text.opensNewTab}</span><svg aria-hidden="true" viewBox="0 0 24 24" width="16" height="16"><path d="M14 4h6v6M20 4l-9 9M19 14v5a1 1 0 0 1-1 1H5a1 1 0 0 1-1-1V6a1 1 0 0 1 1-1h5"/></svg></a>`
