@@ -48,8 +48,12 @@ async function main(): Promise<void> {
     });
     mkdirSync(OUT_DIR, { recursive: true });
 
-    const shoot = async (name: string, pagePath: string, options: { viewport: { width: number; height: number }; fullPage?: boolean; type?: string }) => {
-      const context = await browser!.newContext({ viewport: options.viewport, deviceScaleFactor: 1, locale: 'zh-CN' });
+    const shoot = async (
+      name: string,
+      pagePath: string,
+      options: { viewport: { width: number; height: number }; fullPage?: boolean; type?: string; dark?: boolean; height?: number },
+    ) => {
+      const context = await browser!.newContext({ viewport: options.viewport, deviceScaleFactor: 1, locale: 'zh-CN', colorScheme: options.dark ? 'dark' : 'light' });
       await context.route((url) => url.origin !== base, (route) => route.abort('connectionrefused'));
       const page = await context.newPage();
       await page.goto(base + pagePath);
@@ -60,13 +64,17 @@ async function main(): Promise<void> {
       }
       await page.waitForLoadState('networkidle');
       const file = path.join(OUT_DIR, `${name}.png`);
-      await page.screenshot({ path: file, fullPage: options.fullPage ?? false });
+      // `height`: the top of a long page (the home page lists every category's tools).
+      const clip = options.height ? { x: 0, y: 0, width: options.viewport.width, height: options.height } : undefined;
+      await page.screenshot({ path: file, fullPage: options.fullPage ?? clip !== undefined, clip });
       await context.close();
       process.stdout.write(`${path.relative(process.cwd(), file)}\n`);
     };
 
-    await shoot('home', '/', { viewport: DESKTOP, fullPage: true });
+    await shoot('home', '/', { viewport: DESKTOP, height: 1800 });
+    await shoot('home-dark', '/', { viewport: DESKTOP, height: 1800, dark: true });
     await shoot('category', '/category/ai', { viewport: DESKTOP });
+    await shoot('category-dark', '/category/ai', { viewport: DESKTOP, dark: true });
     await shoot('tool', '/tool/obsidian', { viewport: DESKTOP });
     await shoot('search-as-you-type', '/', { viewport: DESKTOP, type: 'jietu' });
     await shoot('home-en', '/en/', { viewport: DESKTOP });

@@ -25,6 +25,7 @@ import type { RequestLimiter } from './ratelimit/request-limiter';
 import { loadSiteAssets } from './site/site-assets';
 import { createSiteCache } from './site/site-cache';
 import { createSiteRoutes } from './site/site-routes';
+import { createSiteQueries } from './site/site-queries';
 import { createSiteService } from './site/site-service';
 
 /**
@@ -92,6 +93,7 @@ export function createServices(deps: AppDeps) {
     site: createSiteService({
       directory: createDirectoryService({ catalog, cacheTtlMs: 0, now }),
       catalog,
+      queries: createSiteQueries(deps.db),
       cache: createSiteCache({
         ttlMs: deps.config.siteCacheTtlMs,
         // The watch reads the database at most once per REVISION_CHECK_MS; asking it is free.

@@ -111,6 +111,14 @@ describe('admin: categories, import, ads', () => {
     expect((await admin(['category:edit', 'image', '--description', '压缩、编辑图片'])).status).toBe(0);
     const row = await harness.db('categories').where({ slug: 'image' }).first();
     expect(row).toMatchObject({ name: '图片处理', description: '压缩、编辑图片', sort_order: 2 });
+    // The English fields (shown on /en/ pages) are edited the same way; the other fields stay.
+    expect((await admin(['category:edit', 'image', '--name-en', 'Images', '--description-en', 'Compress and edit images'])).status).toBe(0);
+    expect(await harness.db('categories').where({ slug: 'image' }).first('name', 'name_en', 'description_en')).toEqual({
+      name: '图片处理',
+      name_en: 'Images',
+      description_en: 'Compress and edit images',
+    });
+    expect(await admin(['category:edit', 'image', '--name-en', 'x'.repeat(101)])).toMatchObject({ status: 2, err: 'error: name_en is longer than 100 characters\nrun with --help for usage' });
     expect(await admin(['category:edit', 'nope', '--name', 'x'])).toMatchObject({ status: 1, err: 'error: no category with slug "nope"' });
     expect((await admin(['category:set', '--slug', 'Bad Slug', '--name', 'x'])).status).toBe(2);
     expect((await admin(['category:list'])).out).toContain('image\t图片处理\t2\t0');
@@ -260,7 +268,7 @@ describe('admin: categories, import, ads', () => {
     fs.writeFileSync(path.join(dir, 'bad.csv'), 'name,slug\nx,y\n');
     fs.writeFileSync(path.join(dir, 'tools.txt'), 'hello');
     expect((await admin(['import', path.join(dir, 'bad.json')])).err).toMatch(/^error: not valid JSON: /);
-    expect((await admin(['import', path.join(dir, 'bad.csv')])).err).toBe('error: CSV header must be exactly: slug,name,description,url,icon,category,tags,is_featured');
+    expect((await admin(['import', path.join(dir, 'bad.csv')])).err).toBe('error: CSV header must be exactly: slug,name,description,url,icon,category,tags,is_featured (optionally followed by name_en,description_en)');
     expect((await admin(['import', path.join(dir, 'tools.txt')])).status).toBe(2);
     expect(await admin(['import', path.join(dir, 'missing.json')])).toMatchObject({ status: 1, err: `error: cannot read ${path.join(dir, 'missing.json')}: ENOENT` });
     expect(Number((await harness.db('tools').count({ n: '*' }).first())?.n)).toBe(0);

@@ -123,15 +123,18 @@ describeWithChromium('website in Chromium', () => {
     );
   }
 
-  const cardSlugs = (page: Page) => page.locator('#main .tool-card__link').evaluateAll((links) => links.map((link) => link.getAttribute('href')!.replace(/^.*\/tool\//, '')));
+  const cardSlugs = (page: Page) => page.locator('#main .tool-card').evaluateAll((cards) => cards.map((card) => card.getAttribute('data-slug')!));
 
-  test('when a visitor opens the home page, then Chinese categories with counts, featured and popular tools render, with no CSP violation and no serious accessibility issue', async () => {
+  test('when a visitor opens the home page, then the category index with counts, each category\'s tools, featured and newest tools render, with no CSP violation and no serious accessibility issue', async () => {
     const { page, problems } = await open('/');
     await expect(page.title()).resolves.toBe('工具导航 - 发现好用的在线工具与软件');
     await expect(page.locator('html').getAttribute('lang')).resolves.toBe('zh-CN');
-    await expect(page.locator('.category-card').count()).resolves.toBe(15);
-    await expect(page.locator('.category-card').first().innerText()).resolves.toMatch(/开发工具\s+21 个工具/);
+    await expect(page.locator('.side-index__link').count()).resolves.toBe(15);
+    await expect(page.locator('.side-index__link').first().innerText()).resolves.toMatch(/开发工具\s+21/);
+    await expect(page.locator('.category-section').count()).resolves.toBe(15);
     await expect(page.locator('#featured-heading').isVisible()).resolves.toBe(true);
+    // Nobody has visited a tool here: no 热门 list, and 最新 lists ten.
+    await expect(page.locator('#popular-heading').count()).resolves.toBe(0);
     await expect(page.locator('.ranking__item').count()).resolves.toBe(10);
     // The stylesheet applied (a CSP refusal would leave the page unstyled).
     await expect(page.locator('.search__button').evaluate((button) => getComputedStyle(button).backgroundColor)).resolves.toBe('rgb(79, 70, 229)');
@@ -161,7 +164,7 @@ describeWithChromium('website in Chromium', () => {
 
     await box.pressSequentially('photshop', { delay: 20 });
     await page.waitForURL(`${base}/search?q=photshop`);
-    await page.locator('#main .tool-card__link[href="/tool/photoshop"]').waitFor();
+    await page.locator('#main .tool-card[data-slug="photoshop"]').waitFor();
     await expectAccessible(page);
     expect(problems).toEqual([]);
   });
@@ -294,10 +297,10 @@ describeWithChromium('website in Chromium', () => {
     await expect(page.locator('.search-summary').innerText()).resolves.toBe(`“截图”共找到 ${api.body.data.total} 个工具`);
   });
 
-  test('when a visitor opens a tool and clicks its link out, then the tool site opens and exactly one visit is counted', async () => {
+  test('when a visitor opens a tool and clicks its link out, then the tool site opens in a new tab and exactly one visit is counted', async () => {
     const before = await visitsOf('figma');
     const { page, external } = await open('/category/design');
-    await page.locator('.tool-card__link[href="/tool/figma"]').click();
+    await page.getByRole('link', { name: 'Figma 的详情' }).click();
     await page.waitForURL(`${base}/tool/figma`);
     await expect(page.locator('h1').innerText()).resolves.toContain('Figma');
     await expect(page.locator('.tool__description').isVisible()).resolves.toBe(true);
@@ -306,8 +309,8 @@ describeWithChromium('website in Chromium', () => {
     expect(await visitsOf('figma')).toBe(before);
     await expectAccessible(page);
 
-    await page.getByRole('link', { name: /访问网站/ }).click();
-    await page.waitForURL('https://www.figma.com/');
+    const [tab] = await Promise.all([page.context().waitForEvent('page'), page.getByRole('link', { name: /访问网站/ }).click()]);
+    await tab.waitForURL('https://www.figma.com/');
     expect(external).toContain('https://www.figma.com/');
     expect(await visitsOf('figma')).toBe(before + 1);
   });
@@ -343,7 +346,9 @@ describeWithChromium('website in Chromium', () => {
     await page.waitForURL(`${base}/en/category/developer`);
     await expect(page.locator('html').getAttribute('lang')).resolves.toBe('en');
     await expect(page.locator('.page-head__meta').innerText()).resolves.toBe('21 tools');
-    await expect(page.locator('link[rel="alternate"][hreflang="zh-CN"]').getAttribute('href')).resolves.toBe(`${base}/category/developer`);
+    // No English fields in the sample directory: the English page names the Chinese one canonical, and claims no alternate.
+    await expect(page.locator('link[rel="canonical"]').getAttribute('href')).resolves.toBe(`${base}/category/developer`);
+    await expect(page.locator('link[rel="alternate"]').count()).resolves.toBe(0);
     await expectAccessible(page);
     await page.getByRole('searchbox', { name: 'Search tools' }).pressSequentially('pdf', { delay: 30 });
     await page.waitForURL(`${base}/en/search?q=pdf`);

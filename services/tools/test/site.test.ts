@@ -2,13 +2,15 @@
  * The website (src/site/): status, headers, escaping, links, caching and limits of the server-rendered
  * pages, through the app as nginx reaches it. The browser's view is in site-browser.test.ts.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import request from 'supertest';
 import type express from 'express';
 import { createCatalogRepository } from '../src/catalog/catalog-repository';
 import { importCatalog } from '../src/catalog/importer';
 import { sampleDatasetPath } from '../src/demo';
-import { CATEGORY_PAGE_SIZE, SEARCH_PAGE_SIZE } from '../src/site/site-service';
+import { CATEGORY_PAGE_SIZE, HOME_TOOLS_PER_CATEGORY, SEARCH_PAGE_SIZE } from '../src/site/site-service';
+import { THEME_BOOT_HASH, THEME_BOOT_SCRIPT } from '../src/site/theme';
 import { importJson, openHarness, type Harness } from './support/harness';
 
 let harness: Harness;
@@ -34,7 +36,7 @@ beforeEach(() => {
 const page = (path: string) => request(app).get(path);
 
 /** The slugs of the tool cards on a page, in order. */
-const cardSlugs = (body: string) => [...body.matchAll(/class="tool-card__link" href="(?:\/en)?\/tool\/([^"]+)"/g)].map((match) => decodeURIComponent(match[1]!));
+const cardSlugs = (body: string) => [...body.matchAll(/<li class="tool-card" data-slug="([^"]+)"/g)].map((match) => match[1]!);
 const attribute = (body: string, pattern: RegExp) => pattern.exec(body)?.[1];
 
 async function visitsOf(slug: string): Promise<number> {
@@ -44,22 +46,24 @@ async function visitsOf(slug: string): Promise<number> {
 function expectSecureHtml(res: request.Response) {
   expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
   const csp = res.headers['content-security-policy'] as string;
-  expect(csp).toContain("script-src 'self'");
+  expect(csp).toContain(`script-src 'self' ${THEME_BOOT_HASH}`);
   expect(csp).toContain("style-src 'self'");
   expect(csp).toContain("default-src 'none'");
   expect(csp).not.toContain('unsafe-inline');
   expect(csp).not.toContain('unsafe-eval');
   expect(res.headers['x-content-type-options']).toBe('nosniff');
   expect(res.headers['x-frame-options']).toBe('DENY');
-  // No inline script, inline style or event handler attribute: the CSP would block them anyway.
-  expect(res.text).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
+  // One inline script, the theme's, whose hash the CSP names; no inline style or event handler attribute.
+  const inline = [...res.text.matchAll(/<script(?![^>]*\ssrc=)[^>]*>([\s\S]*?)<\/script>/g)].map((match) => match[1]!);
+  expect(inline).toEqual([THEME_BOOT_SCRIPT]);
+  expect(csp).toContain(`'sha256-${createHash('sha256').update(inline[0]!).digest('base64')}'`);
   expect(res.text).not.toMatch(/<style[\s>]/);
   expect(res.text).not.toMatch(/\sstyle="/);
   expect(res.text).not.toMatch(/\son[a-z]+="/);
 }
 
 describe('pages', () => {
-  it('when the home page is asked without any key, then it is Chinese HTML with categories and counts, featured and most visited tools, and a search box', async () => {
+  it('when the home page is asked without any key, then it is Chinese HTML listing every category\'s tools with a side index, featured and most visited tools, and a search box', async () => {
     await harness.db('tools').where({ slug: 'figma' }).update({ visits: 900 });
     const res = await page('/');
     expect(res.status).toBe(200);
@@ -70,31 +74,41 @@ describe('pages', () => {
     expect(res.text).toContain('<title>工具导航 - 发现好用的在线工具与软件</title>');
     for (const category of sample.categories) {
       const count = sample.tools.filter((tool) => tool.category === category.slug).length;
-      expect(res.text).toMatch(new RegExp(`href="/category/${category.slug}">[\\s\\S]*?${category.name}[\\s\\S]*?${count} 个工具`));
+      // The side index links each category's section on the page, with its count; the section links the category page.
+      expect(res.text).toMatch(new RegExp(`<a class="side-index__link" href="#c-${category.slug}">.*?${category.name}.*?>${count}<`));
+      const section = res.text.slice(res.text.indexOf(`<section class="section category-section" id="c-${category.slug}"`));
+      expect(section).toMatch(new RegExp(`^[^]*?<a href="/category/${category.slug}">${category.name}</a>`));
+      const shown = cardSlugs(section.slice(0, section.indexOf('</section>')));
+      expect(shown.length).toBe(Math.min(count, HOME_TOOLS_PER_CATEGORY));
+      expect(shown.every((slug) => sample.tools.find((tool) => tool.slug === slug)?.category === category.slug)).toBe(true);
     }
     expect(res.text).toContain(`收录 ${sample.tools.length} 个工具，${sample.categories.length} 个分类`);
     expect(res.text).toMatch(/<form class="search search--hero" role="search" action="\/search" method="get" data-live-search>/);
     expect(res.text).toContain('<h2 class="section__title" id="featured-heading">精选推荐</h2>');
     const featured = sample.tools.filter((tool) => tool.is_featured).map((tool) => tool.slug);
-    const featuredSection = res.text.slice(res.text.indexOf('featured-heading'), res.text.indexOf('popular-heading'));
+    const featuredSection = res.text.slice(res.text.indexOf('featured-heading'), res.text.indexOf('category-section'));
     expect(cardSlugs(featuredSection).length).toBeGreaterThan(0);
     expect(cardSlugs(featuredSection).every((slug) => featured.includes(slug))).toBe(true);
-    const popular = res.text.slice(res.text.indexOf('popular-heading'));
-    expect(attribute(popular, /class="ranking__name" href="\/tool\/([^"]+)"/)).toBe('figma');
+    // 热门 lists visited tools only: here figma alone.
+    const popular = res.text.slice(res.text.indexOf('popular-heading'), res.text.indexOf('latest-heading'));
+    expect([...popular.matchAll(/<li class="ranking__item" data-slug="([^"]+)"/g)].map((match) => match[1])).toEqual(['figma']);
     expect(popular).toContain('900 次访问');
+    await harness.db('tools').where({ slug: 'figma' }).update({ visits: 0 });
   });
 
-  it('when a page is asked, then it names its canonical URL, its language alternates and its Open Graph card', async () => {
+  it('when a page is asked, then it names its canonical URL and its Open Graph card with an image from this origin; without English content no language alternates', async () => {
     const res = await page('/tool/vscode').set('Host', 'tools.example.org');
     expect(res.status).toBe(200);
     expect(res.text).toContain('<link rel="canonical" href="http://tools.example.org/tool/vscode">');
-    expect(res.text).toContain('<link rel="alternate" hreflang="zh-CN" href="http://tools.example.org/tool/vscode">');
-    expect(res.text).toContain('<link rel="alternate" hreflang="en" href="http://tools.example.org/en/tool/vscode">');
-    expect(res.text).toContain('<link rel="alternate" hreflang="x-default" href="http://tools.example.org/tool/vscode">');
+    // The sample directory has no English fields: the page claims no English version (site-navigation.test.ts adds one).
+    expect(res.text).not.toContain('hreflang="en"');
+    expect(res.text).not.toContain('og:locale:alternate');
     expect(res.text).toContain('<meta property="og:url" content="http://tools.example.org/tool/vscode">');
     expect(res.text).toContain('<meta property="og:title" content="Visual Studio Code - 开发工具 - 工具导航">');
     expect(res.text).toMatch(/<meta property="og:description" content="[^"]+">/);
     expect(res.text).toContain('<meta property="og:locale" content="zh_CN">');
+    expect(res.text).toMatch(/<meta property="og:image" content="http:\/\/tools\.example\.org\/assets\/og-image\.[0-9a-f]{12}\.png">/);
+    expect(res.text).toContain('<meta name="twitter:card" content="summary_large_image">');
   });
 
   it('when PUBLIC_BASE_URL is set, then absolute URLs use it whatever Host or X-Forwarded-Host the request carries', async () => {
@@ -187,7 +201,7 @@ describe('pages', () => {
       expect(res.text).toContain('<meta name="robots" content="noindex, follow">');
       expect(res.text).toContain(path.startsWith('/en/') ? 'Page not found' : '页面不存在');
     }
-    for (const path of ['/category/developer?page=0', '/category/developer?page=x', '/search?q=a&page=-1', '/search?q=a&q=b']) {
+    for (const path of ['/category/developer?page=0', '/category/developer?page=x', '/category/developer?sort=visits', '/search?q=a&page=-1', '/search?q=a&q=b']) {
       const res = await page(path);
       expect({ path, status: res.status }).toEqual({ path, status: 400 });
       expect(res.headers['cache-control']).toBe('no-store');
@@ -211,7 +225,7 @@ describe('pages', () => {
     expect(res.text).toContain('<h1 class="tool__name">Visual Studio Code');
     expect(res.text).toContain('微软出品的免费开源代码编辑器');
     expect(res.text).toContain('<a class="tag" href="/search?q=%E7%BC%96%E8%BE%91%E5%99%A8" aria-label="搜索标签“编辑器”">#编辑器</a>');
-    expect(res.text).toMatch(/<a class="button tool__visit" href="\/go\/vscode" rel="nofollow noopener"/);
+    expect(res.text).toMatch(/<a class="button tool__visit" href="\/go\/vscode" target="_blank" rel="nofollow noopener"/);
     expect(res.text).toContain('code.visualstudio.com');
     expect(res.text).toMatch(/<img src="https:\/\/code\.visualstudio\.com\/favicon\.ico" alt="" width="64" height="64" loading="lazy"/);
     const related = cardSlugs(res.text.slice(res.text.indexOf('related-heading')));
@@ -365,24 +379,24 @@ describe('the counted link out (/go/<slug>)', () => {
 });
 
 describe('sitemap', () => {
-  it('when sitemap.xml is read, then it indexes a pages file and tool files that list every tool in both languages with alternates', async () => {
+  it('when sitemap.xml is read, then it indexes a pages file and tool files that list every tool, in English too only where the page is', async () => {
     const index = await page('/sitemap.xml').set('Host', 'tools.example.org');
     expect(index.status).toBe(200);
     expect(index.headers['content-type']).toBe('application/xml; charset=utf-8');
     const files = [...index.text.matchAll(/<loc>http:\/\/tools\.example\.org(\/[^<]+)<\/loc>/g)].map((match) => match[1]!);
     expect(files).toEqual(['/sitemap-pages.xml', '/sitemap-tools-1.xml']);
 
+    // The sample directory has no English fields: Chinese addresses only, no alternates.
     const pages = (await page('/sitemap-pages.xml').set('Host', 'tools.example.org')).text;
     expect(pages).toContain('<loc>http://tools.example.org/</loc>');
-    expect(pages).toContain('<loc>http://tools.example.org/en/</loc>');
+    expect(pages).not.toContain('/en/');
     for (const category of sample.categories) expect(pages).toContain(`<loc>http://tools.example.org/category/${category.slug}</loc>`);
 
     const tools = (await page('/sitemap-tools-1.xml').set('Host', 'tools.example.org')).text;
     const locations = [...tools.matchAll(/<loc>([^<]+)<\/loc>/g)].map((match) => match[1]!);
-    expect(locations.length).toBe(sample.tools.length * 2);
+    expect(locations.length).toBe(sample.tools.length);
     expect(locations).toContain('http://tools.example.org/tool/vscode');
-    expect(locations).toContain('http://tools.example.org/en/tool/vscode');
-    expect(tools).toMatch(/<url><loc>http:\/\/tools\.example\.org\/tool\/vscode<\/loc><lastmod>\d{4}-\d\d-\d\dT[^<]+<\/lastmod><xhtml:link rel="alternate" hreflang="zh-CN" href="http:\/\/tools\.example\.org\/tool\/vscode"\/><xhtml:link rel="alternate" hreflang="en" href="http:\/\/tools\.example\.org\/en\/tool\/vscode"\/><\/url>/);
+    expect(tools).toMatch(/<url><loc>http:\/\/tools\.example\.org\/tool\/vscode<\/loc><lastmod>\d{4}-\d\d-\d\dT[^<]+<\/lastmod><\/url>/);
     expect((await page('/sitemap-tools-2.xml')).status).toBe(404);
   });
 });

@@ -30,9 +30,9 @@ API keys
   key:list                                        keys with status, limit and use in the current hour (needs REDIS_URL)
 
 Categories
-  category:set --slug <slug> --name <name> [--description <text>] [--icon <icon>] [--sort-order <n>]
+  category:set --slug <slug> --name <name> [--description <text>] [--icon <icon>] [--sort-order <n>] [--name-en <text>] [--description-en <text>]
                                                   create a category, or replace it if the slug exists
-  category:edit <slug> [--name ...] [--description ...] [--icon ...] [--sort-order <n>]
+  category:edit <slug> [--name ...] [--description ...] [--icon ...] [--sort-order <n>] [--name-en ...] [--description-en ...]
                                                   change some fields of an existing category
   category:list                                   list categories with tool counts
 
@@ -125,6 +125,8 @@ const categoryOptions = {
   description: { type: 'string' },
   icon: { type: 'string' },
   'sort-order': { type: 'string' },
+  'name-en': { type: 'string' },
+  'description-en': { type: 'string' },
 } as const;
 
 function sortOrder(raw: string | undefined): number | undefined {
@@ -196,9 +198,10 @@ export async function runAdminCommand(argv: string[], ctx: AdminContext): Promis
       case 'category:set': {
         const { values } = parseArgs({ args: rest, options: categoryOptions });
         const catalog = createCatalogRepository(ctx.db);
+        const english = { name_en: values['name-en'], description_en: values['description-en'] };
         const document = JSON.stringify({
           categories: [
-            { slug: values.slug, name: values.name, description: values.description, icon: values.icon, sort_order: sortOrder(values['sort-order']) },
+            { slug: values.slug, name: values.name, description: values.description, icon: values.icon, sort_order: sortOrder(values['sort-order']), ...english },
           ],
           tools: [],
         });
@@ -218,9 +221,13 @@ export async function runAdminCommand(argv: string[], ctx: AdminContext): Promis
           description: values.description,
           icon: values.icon,
           sort_order: sortOrder(values['sort-order']),
+          name_en: values['name-en'],
+          description_en: values['description-en'],
         });
         if ('reason' in checked) throw new UsageError(checked.reason);
-        if (Object.keys(checked.patch).length === 0) throw new UsageError('nothing to change: give --name, --description, --icon or --sort-order');
+        if (Object.keys(checked.patch).length === 0) {
+          throw new UsageError('nothing to change: give --name, --description, --icon, --sort-order, --name-en or --description-en');
+        }
         const changed = await editCategory(createCatalogRepository(ctx.db), slug, checked.patch);
         if (!changed) throw new CommandError(`no category with slug "${slug}"`);
         ctx.out(`category "${slug}" updated`);

@@ -33,6 +33,8 @@ export interface CategoryInput {
   description: string;
   icon: string;
   sort_order: number;
+  name_en: string;
+  description_en: string;
 }
 
 export interface ToolUpsert {
@@ -44,6 +46,8 @@ export interface ToolUpsert {
   category_id: number;
   tags: string[];
   is_featured: boolean;
+  name_en: string;
+  description_en: string;
 }
 
 function createCatalogQueries(db: Knex) {
@@ -169,13 +173,14 @@ function createCatalogQueries(db: Knex) {
     /** Insert or update by slug; a row that already holds these values is left alone (updated_at kept). */
     async upsertCategory(input: CategoryInput): Promise<UpsertOutcome> {
       const result = await db.raw<{ rows: { created: boolean }[] }>(
-        `INSERT INTO categories (slug, name, description, icon, sort_order) VALUES (?, ?, ?, ?, ?)
+        `INSERT INTO categories (slug, name, description, icon, sort_order, name_en, description_en) VALUES (?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (slug) DO UPDATE SET name = EXCLUDED.name, description = EXCLUDED.description,
-           icon = EXCLUDED.icon, sort_order = EXCLUDED.sort_order, updated_at = now()
-         WHERE (categories.name, categories.description, categories.icon, categories.sort_order)
-           IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.description, EXCLUDED.icon, EXCLUDED.sort_order)
+           icon = EXCLUDED.icon, sort_order = EXCLUDED.sort_order, name_en = EXCLUDED.name_en,
+           description_en = EXCLUDED.description_en, updated_at = now()
+         WHERE (categories.name, categories.description, categories.icon, categories.sort_order, categories.name_en, categories.description_en)
+           IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.description, EXCLUDED.icon, EXCLUDED.sort_order, EXCLUDED.name_en, EXCLUDED.description_en)
          RETURNING (xmax = 0) AS created`,
-        [input.slug, input.name, input.description, input.icon, input.sort_order],
+        [input.slug, input.name, input.description, input.icon, input.sort_order, input.name_en, input.description_en],
       );
       return upsertOutcome(result.rows[0]);
     },
@@ -192,16 +197,17 @@ function createCatalogQueries(db: Knex) {
      */
     async upsertTool(input: ToolUpsert): Promise<UpsertOutcome> {
       const result = await db.raw<{ rows: { created: boolean }[] }>(
-        `INSERT INTO tools (slug, name, description, url, icon, category_id, tags, is_featured)
-         VALUES (?, ?, ?, ?, ?, ?, ?::text[], ?)
+        `INSERT INTO tools (slug, name, description, url, icon, category_id, tags, is_featured, name_en, description_en)
+         VALUES (?, ?, ?, ?, ?, ?, ?::text[], ?, ?, ?)
          ON CONFLICT (slug) DO UPDATE SET name = EXCLUDED.name, description = EXCLUDED.description, url = EXCLUDED.url,
            icon = EXCLUDED.icon, category_id = EXCLUDED.category_id, tags = EXCLUDED.tags, is_featured = EXCLUDED.is_featured,
-           updated_at = now()
-         WHERE (tools.name, tools.description, tools.url, tools.icon, tools.category_id, tools.tags, tools.is_featured)
+           name_en = EXCLUDED.name_en, description_en = EXCLUDED.description_en, updated_at = now()
+         WHERE (tools.name, tools.description, tools.url, tools.icon, tools.category_id, tools.tags, tools.is_featured, tools.name_en,
+                tools.description_en)
            IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.description, EXCLUDED.url, EXCLUDED.icon, EXCLUDED.category_id, EXCLUDED.tags,
-                EXCLUDED.is_featured)
+                EXCLUDED.is_featured, EXCLUDED.name_en, EXCLUDED.description_en)
          RETURNING (xmax = 0) AS created`,
-        [input.slug, input.name, input.description, input.url, input.icon, input.category_id, input.tags, input.is_featured],
+        [input.slug, input.name, input.description, input.url, input.icon, input.category_id, input.tags, input.is_featured, input.name_en, input.description_en],
       );
       return upsertOutcome(result.rows[0]);
     },

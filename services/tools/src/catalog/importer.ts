@@ -1,9 +1,9 @@
-import { parse as parseCsv } from 'csv-parse/sync';
 import { z } from 'zod';
 import type { CatalogRepository, CategoryInput } from './catalog-repository';
+import { parseCsvSource, parseJsonSource } from './import-sources';
 import { refreshSearchDocuments } from './search-index';
 
-export const CSV_HEADER = ['slug', 'name', 'description', 'url', 'icon', 'category', 'tags', 'is_featured'] as const;
+export { CSV_HEADER, ImportFormatError } from './import-sources';
 
 export interface RejectedRow {
   /** 1-based: the index in `tools` (JSON) or the line the row starts on (CSV, header = line 1). */
@@ -16,19 +16,6 @@ export interface ImportReport {
   categories: { created: number; updated: number; unchanged: number; rejected: RejectedRow[] };
   tools: { created: number; updated: number; unchanged: number; rejected: RejectedRow[] };
 }
-
-/** A tool row before validation, as read from JSON or CSV. */
-interface SourceToolRow {
-  row: number;
-  fields: Record<string, unknown>;
-}
-
-interface ParsedSource {
-  categories: { row: number; fields: Record<string, unknown> }[];
-  tools: SourceToolRow[];
-}
-
-export class ImportFormatError extends Error {}
 
 // Postgres text cannot hold NUL (one such row would abort the whole import's transaction), and a lone
 // surrogate would be stored as U+FFFD: both are refused per row. One-line fields refuse every C0 control.
@@ -70,6 +57,22 @@ const tagListSchema = z
   .transform((tags) => [...new Set(tags.filter((tag) => tag.length > 0))])
   .refine((tags) => tags.length <= 30, 'more than 30 tags');
 
+/** English name and description, optional ('' = not translated: the English pages show the Chinese text). */
+const englishFields = (nameMax: number, descriptionMax: number) => ({
+  name_en: z
+    .string({ error: 'name_en must be a string' })
+    .trim()
+    .max(nameMax, `name_en is longer than ${nameMax} characters`)
+    .refine(isOneLineText, invalidCharacters('name_en'))
+    .default(''),
+  description_en: z
+    .string({ error: 'description_en must be a string' })
+    .trim()
+    .max(descriptionMax, `description_en is longer than ${descriptionMax} characters`)
+    .refine(isMultiLineText, invalidCharacters('description_en'))
+    .default(''),
+});
+
 export const toolSchema = z.object({
   slug: slugSchema,
   name: z
@@ -89,6 +92,7 @@ export const toolSchema = z.object({
   category: z.string({ error: 'category is required' }).trim().min(1, 'category is required').refine(isOneLineText, invalidCharacters('category')),
   tags: tagListSchema.default([]),
   is_featured: z.boolean({ error: 'is_featured must be true or false' }).default(false),
+  ...englishFields(200, 5000),
 });
 
 export const categorySchema = z.object({
@@ -107,6 +111,7 @@ export const categorySchema = z.object({
     .default(''),
   icon: z.string({ error: 'icon must be a string' }).trim().max(500, 'icon is longer than 500 characters').refine(isOneLineText, invalidCharacters('icon')).default(''),
   sort_order: z.number({ error: 'sort_order must be an integer' }).int('sort_order must be an integer').default(0),
+  ...englishFields(100, 2000),
 });
 
 /** The fields `category:edit` may change, checked with the same rules as an import; unset fields stay as they are. */
@@ -116,6 +121,8 @@ const categoryPatchSchema = z.object({
   description: categorySchema.shape.description.unwrap().optional(),
   icon: categorySchema.shape.icon.unwrap().optional(),
   sort_order: categorySchema.shape.sort_order.unwrap().optional(),
+  name_en: categorySchema.shape.name_en.unwrap().optional(),
+  description_en: categorySchema.shape.description_en.unwrap().optional(),
 });
 
 export type CategoryPatch = Partial<Omit<CategoryInput, 'slug'>>;
@@ -129,92 +136,6 @@ export function parseCategoryPatch(fields: CategoryPatch): { patch: CategoryPatc
 function firstIssue(error: z.ZodError): string {
   const issue = error.issues[0];
   return issue?.message ?? 'invalid row';
-}
-
-function parseJsonSource(text: string): ParsedSource {
-  let document: unknown;
-  try {
-    document = JSON.parse(text);
-  } catch (error) {
-    throw new ImportFormatError(`not valid JSON: ${(error as Error).message}`);
-  }
-  const tools = Array.isArray(document) ? document : (document as { tools?: unknown } | null)?.tools;
-  const categories = Array.isArray(document) ? [] : ((document as { categories?: unknown } | null)?.categories ?? []);
-  if (!Array.isArray(tools)) throw new ImportFormatError('JSON must be {"categories": [...], "tools": [...]} or an array of tools');
-  if (!Array.isArray(categories)) throw new ImportFormatError('"categories" must be an array');
-  const asFields = (value: unknown): Record<string, unknown> =>
-    value !== null && typeof value === 'object' && !Array.isArray(value)
-      ? Object.fromEntries(Object.entries(value).filter(([, field]) => field !== null)) // null = not given
-      : { __notAnObject: true };
-  return {
-    categories: categories.map((fields, index) => ({ row: index + 1, fields: asFields(fields) })),
-    tools: tools.map((fields, index) => ({ row: index + 1, fields: asFields(fields) })),
-  };
-}
-
-/**
- * The line each record starts on, as an editor shows it: skipped blank lines and quoted fields spanning lines
- * move the count (csv-parse's own `info.lines` counts a CR and an LF inside quotes as two lines). `info.bytes`
- * is the byte offset just past the record, BOM included.
- */
-function recordStartLines(text: string, records: { info: { bytes: number } }[]): number[] {
-  const bytes = Buffer.from(text, 'utf8');
-  const LF = 0x0a;
-  const CR = 0x0d;
-  let offset = 0;
-  let line = 1;
-  return records.map(({ info }) => {
-    while (offset < info.bytes && (bytes[offset] === LF || bytes[offset] === CR)) {
-      if (bytes[offset] === LF) line += 1;
-      offset += 1;
-    }
-    const start = line;
-    for (; offset < info.bytes; offset += 1) if (bytes[offset] === LF) line += 1;
-    return start;
-  });
-}
-
-function parseCsvSource(text: string): ParsedSource {
-  let records: { record: string[]; info: { bytes: number } }[];
-  try {
-    records = parseCsv(text, { bom: true, skip_empty_lines: true, relax_column_count: true, info: true }) as unknown as typeof records;
-  } catch (error) {
-    throw new ImportFormatError(`not valid CSV: ${(error as Error).message}`);
-  }
-  const startLines = recordStartLines(text, records);
-  const [headerRecord, ...rows] = records;
-  const normalizedHeader = (headerRecord?.record ?? []).map((cell) => cell.trim().toLowerCase());
-  if (normalizedHeader.join(',') !== CSV_HEADER.join(',')) {
-    throw new ImportFormatError(`CSV header must be exactly: ${CSV_HEADER.join(',')}`);
-  }
-  return {
-    categories: [],
-    tools: rows.map((parsed, index) => {
-      const cells = parsed.record;
-      const row = startLines[index + 1]!;
-      if (cells.length !== CSV_HEADER.length) {
-        return { row, fields: { __badColumns: `expected ${CSV_HEADER.length} columns, found ${cells.length}`, slug: cells[0] } };
-      }
-      const cell = (name: (typeof CSV_HEADER)[number]) => cells[CSV_HEADER.indexOf(name)] ?? '';
-      const featured = cell('is_featured').trim().toLowerCase();
-      return {
-        row,
-        fields: {
-          slug: cell('slug'),
-          name: cell('name'),
-          description: cell('description'),
-          url: cell('url'),
-          icon: cell('icon'),
-          category: cell('category'),
-          tags: cell('tags')
-            .split('|')
-            .map((tag) => tag.trim())
-            .filter((tag) => tag.length > 0),
-          is_featured: featured === '' ? false : featured === 'true' || featured === '1' ? true : featured === 'false' || featured === '0' ? false : featured,
-        },
-      };
-    }),
-  };
 }
 
 export type ImportFormat = 'json' | 'csv';
@@ -301,6 +222,8 @@ export async function importCatalog(repository: CatalogRepository, text: string,
         category_id: categoryId,
         tags: tool.tags,
         is_featured: tool.is_featured,
+        name_en: tool.name_en,
+        description_en: tool.description_en,
       });
       report.tools[outcome] += 1;
     }

@@ -4,6 +4,7 @@ import * as visitsWithoutIndex from '../../migrations/20261122030000_visits_with
 import * as toolSearch from '../../migrations/20261123010000_tool_search';
 import * as catalogRevision from '../../migrations/20261124010000_catalog_revision';
 import * as editors from '../../migrations/20261127135227_editors';
+import * as englishFields from '../../migrations/20261127135300_english_fields';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -17,6 +18,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['20261123010000_tool_search', toolSearch],
   ['20261124010000_catalog_revision', catalogRevision],
   ['20261127135227_editors', editors],
+  ['20261127135300_english_fields', englishFields],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

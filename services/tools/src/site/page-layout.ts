@@ -1,7 +1,9 @@
-import { html, type Html } from './html';
+import { html, rawHtml, type Html } from './html';
+import type { Localizer } from './localize';
 import type { SiteAssets } from './site-assets';
 import { LANGS, SITE_TEXT, type Lang, type SiteText } from './site-text';
 import { pageUrl, searchAction, type PageLocation } from './site-urls';
+import { THEME_BOOT_SCRIPT } from './theme';
 
 /** What every page is rendered with. */
 export interface PageContext {
@@ -10,7 +12,12 @@ export interface PageContext {
   /** Origin of absolute URLs (canonical, Open Graph, sitemap), without a trailing slash. */
   baseUrl: string;
   assets: SiteAssets;
+  /** The directory's data in the page's language. */
+  localize: Localizer;
 }
+
+/** The og:image's size (assets/og-image.png, drawn by scripts/site-images.ts). */
+const OG_IMAGE = { width: 1200, height: 630 };
 
 export interface PageShell {
   title: string;
@@ -19,6 +26,12 @@ export interface PageShell {
   location?: PageLocation;
   /** Search results and error pages are not for an index; their links are still followed. */
   noindex?: boolean;
+  /**
+   * Whether the page's main content is in English (editors filled the English fields). Only then are the
+   * two languages offered as alternates (hreflang); otherwise the English page names the Chinese one as
+   * its canonical, being the same content under English menus.
+   */
+  hasEnglish?: boolean;
   ogType?: 'website' | 'article';
   /** The search box's current text. */
   keyword?: string;
@@ -42,9 +55,10 @@ export function renderPage(context: PageContext, shell: PageShell): string {
   const other: Lang = lang === 'zh' ? 'en' : 'zh';
   const location = shell.location;
   const absolute = (path: string) => `${baseUrl}${path}`;
-  const canonical = location ? absolute(pageUrl(lang, location)) : undefined;
+  const bilingual = Boolean(shell.hasEnglish) && !shell.noindex;
+  const canonical = location ? absolute(pageUrl(bilingual || shell.noindex ? lang : 'zh', location)) : undefined;
   const switchHref = pageUrl(other, location ?? { kind: 'home' });
-  const alternates = location
+  const alternates = location && bilingual
     ? html`${LANGS.map((alternate) => html`
 <link rel="alternate" hreflang="${SITE_TEXT[alternate].htmlLang}" href="${absolute(pageUrl(alternate, location))}">`)}
 <link rel="alternate" hreflang="x-default" href="${absolute(pageUrl('zh', location))}">`
@@ -65,11 +79,23 @@ ${canonical ? html`<link rel="canonical" href="${canonical}">` : null}${alternat
 <meta property="og:description" content="${shell.description}">
 ${canonical ? html`<meta property="og:url" content="${canonical}">` : null}
 <meta property="og:locale" content="${text.ogLocale}">
-<meta property="og:locale:alternate" content="${SITE_TEXT[other].ogLocale}">
-<meta name="twitter:card" content="summary">
-<meta name="theme-color" content="#4f46e5">
+${bilingual ? html`<meta property="og:locale:alternate" content="${SITE_TEXT[other].ogLocale}">` : null}
+<meta property="og:image" content="${absolute(assets.url('og-image.png'))}">
+<meta property="og:image:type" content="image/png">
+<meta property="og:image:width" content="${OG_IMAGE.width}">
+<meta property="og:image:height" content="${OG_IMAGE.height}">
+<meta property="og:image:alt" content="${text.ogImageAlt}">
+<meta name="twitter:card" content="summary_large_image">
+<meta name="color-scheme" content="light dark">
+<meta name="theme-color" content="#4f46e5" media="(prefers-color-scheme: light)">
+<meta name="theme-color" content="#1e1b4b" media="(prefers-color-scheme: dark)">
+<script>${rawHtml(THEME_BOOT_SCRIPT)}</script>
+<link rel="icon" href="/favicon.ico" sizes="16x16 32x32 48x48">
 <link rel="icon" type="image/svg+xml" href="${assets.url('icon.svg')}">
+<link rel="apple-touch-icon" href="${assets.url('icon-192.png')}">
+<link rel="manifest" href="/manifest.webmanifest">
 <link rel="stylesheet" href="${assets.url('site.css')}">
+<script src="${assets.url('theme.js')}" defer></script>
 <script src="${assets.url('site.js')}" defer></script>
 </head>
 <body>
@@ -80,7 +106,8 @@ ${canonical ? html`<meta property="og:url" content="${canonical}">` : null}
     ${shell.hero ? null : searchForm(context, shell.keyword ?? '', 'bar')}
     <nav class="site-nav" aria-label="${text.primaryNav}">
       <a href="${pageUrl(lang, { kind: 'home' })}#categories">${text.categories}</a>
-      <a class="lang-switch" data-switch-lang href="${switchHref}" hreflang="${SITE_TEXT[other].htmlLang}" lang="${SITE_TEXT[other].htmlLang}" aria-label="${text.switchLanguageLabel}">${text.switchLanguage}</a>
+      <button class="theme-toggle" type="button" data-theme-toggle aria-pressed="false" hidden><svg class="theme-toggle__moon" aria-hidden="true" viewBox="0 0 24 24" width="18" height="18"><path d="M20 14.5A8 8 0 0 1 9.5 4a8 8 0 1 0 10.5 10.5Z"/></svg><svg class="theme-toggle__sun" aria-hidden="true" viewBox="0 0 24 24" width="18" height="18"><circle cx="12" cy="12" r="4"/><path d="M12 2v2M12 20v2M4.9 4.9l1.4 1.4M17.7 17.7l1.4 1.4M2 12h2M20 12h2M4.9 19.1l1.4-1.4M17.7 6.3l1.4-1.4"/></svg><span class="visually-hidden">${text.darkMode}</span></button>
+      <a class="lang-switch" data-switch-lang href="${switchHref}" lang="${SITE_TEXT[other].htmlLang}" aria-label="${text.switchLanguageLabel}">${text.switchLanguage}</a>
     </nav>
   </div>
   ${shell.hero
@@ -99,7 +126,7 @@ ${shell.main}
 <footer class="site-footer">
   <div class="container site-footer__inner">
     <p>${text.footerNote}</p>
-    <p class="site-footer__links"><a href="/sitemap.xml">${text.footerSitemap}</a><a data-switch-lang href="${switchHref}" hreflang="${SITE_TEXT[other].htmlLang}" lang="${SITE_TEXT[other].htmlLang}">${text.switchLanguage}</a></p>
+    <p class="site-footer__links"><a href="/sitemap.xml">${text.footerSitemap}</a><a data-switch-lang href="${switchHref}" lang="${SITE_TEXT[other].htmlLang}">${text.switchLanguage}</a></p>
   </div>
 </footer>
 </body>

@@ -1,10 +1,12 @@
 import type { Category, Tool } from '../catalog/catalog-repository';
 import type { SearchResult } from '../catalog/directory-service';
 import { html, httpUrl, type Html } from './html';
+import { asHtml } from './localize';
 import { renderPage, type PageContext } from './page-layout';
-import type { CategoryPageData, HomeData, ToolPageData } from './site-service';
+import { CATEGORY_SORTS } from './site-queries';
+import type { CategoryPageData, ToolPageData } from './site-service';
 import { formatDate, formatNumber } from './site-text';
-import { pageUrl, visitUrl, type PageLocation } from './site-urls';
+import { DEFAULT_SORT, pageUrl, visitUrl, type PageLocation } from './site-urls';
 
 const AVATAR_HUES = 8;
 
@@ -20,7 +22,7 @@ function avatarHue(slug: string): number {
  * icon fails, site.js removes it and the letter stays; without JavaScript a failed icon with an empty alt
  * shows nothing, so the letter stays too.
  */
-function toolIcon(tool: Tool, size: 'small' | 'large' = 'small'): Html {
+export function toolIcon(tool: Tool, size: 'small' | 'large' = 'small'): Html {
   const icon = httpUrl(tool.icon);
   const pixels = size === 'large' ? 64 : 40;
   const letter = [...tool.name.trim()][0]?.toUpperCase() ?? '?';
@@ -29,32 +31,41 @@ function toolIcon(tool: Tool, size: 'small' | 'large' = 'small'): Html {
   }</span>`;
 }
 
-function toolCard(context: PageContext, tool: Tool, options: { showCategory?: boolean } = {}): Html {
-  const { lang } = context;
-  return html`<li class="tool-card">
-  ${toolIcon(tool)}
-  <div class="tool-card__body">
-    <h3 class="tool-card__name"><a class="tool-card__link" href="${pageUrl(lang, { kind: 'tool', slug: tool.slug })}">${tool.name}</a>${
-      tool.is_featured ? html` <span class="badge" title="${context.text.featured}">★</span>` : null
-    }</h3>
-    <p class="tool-card__description">${tool.description}</p>
-    ${options.showCategory ? html`<p class="tool-card__meta">${tool.category_name}</p>` : null}
-  </div>
+/**
+ * A tool as a compact card: one click on it opens the tool's own site in a new tab, through the counted
+ * /go/ link; its page here is the small "details" link beside it. A tool without an http(s) address has
+ * no link out, and the card opens its page instead.
+ */
+export function toolCard(context: PageContext, tool: Tool, options: { showCategory?: boolean } = {}): Html {
+  const { lang, text, localize } = context;
+  const name = localize.toolName(tool);
+  const detail = pageUrl(lang, { kind: 'tool', slug: tool.slug });
+  const outbound = httpUrl(tool.url) !== null;
+  return html`<li class="tool-card" data-slug="${tool.slug}">
+  <a class="tool-card__link" href="${outbound ? visitUrl(tool.slug) : detail}"${outbound ? html` target="_blank" rel="nofollow noopener"` : null}>
+    ${toolIcon(tool)}
+    <span class="tool-card__body">
+      <span class="tool-card__name">${asHtml(name)}${tool.is_featured ? html` <span class="badge" title="${text.featured}">★</span>` : null}</span>
+      <span class="tool-card__description">${asHtml(localize.toolDescription(tool))}</span>
+      ${options.showCategory ? html`<span class="tool-card__meta">${asHtml(localize.categoryName({ id: tool.category_id, name: tool.category_name }))}</span>` : null}
+    </span>${outbound ? html`<span class="visually-hidden">${text.opensNewTab}</span>` : null}
+  </a>
+  <a class="tool-card__detail" href="${detail}" aria-label="${text.detailsOf(name.text)}">${text.details}</a>
 </li>`;
 }
 
-function toolGrid(context: PageContext, tools: Tool[], options: { showCategory?: boolean } = {}): Html {
+export function toolGrid(context: PageContext, tools: Tool[], options: { showCategory?: boolean } = {}): Html {
   return html`<ul class="tool-grid">${tools.map((tool) => toolCard(context, tool, options))}</ul>`;
 }
 
-function categoryList(context: PageContext, categories: Category[], current?: number): Html {
-  const { lang, text } = context;
+export function categoryList(context: PageContext, categories: Category[], current?: number): Html {
+  const { lang, text, localize } = context;
   return html`<ul class="category-grid">${categories.map(
     (category) => html`<li><a class="category-card${category.id === current ? ' category-card--current' : ''}" href="${pageUrl(lang, { kind: 'category', slug: category.slug, page: 1 })}"${
       category.id === current ? html` aria-current="page"` : null
     }>
     <span class="category-card__icon" aria-hidden="true">${category.icon || '📁'}</span>
-    <span class="category-card__name">${category.name}</span>
+    <span class="category-card__name">${asHtml(localize.categoryName(category))}</span>
     <span class="category-card__count">${text.toolCount(formatNumber(lang, category.tool_count))}</span>
   </a></li>`,
   )}</ul>`;
@@ -77,62 +88,40 @@ function pagination(context: PageContext, page: number, totalPages: number, at: 
 </nav>`;
 }
 
-export function renderHome(context: PageContext, data: HomeData): string {
+/** 热门/最新/名称: plain links (no JavaScript), the current one marked; each starts again at page 1. */
+function sortLinks(context: PageContext, slug: string, current: CategoryPageData['sort']): Html {
   const { lang, text } = context;
-  const popular = data.stats.popular_tools;
-  return renderPage(context, {
-    title: text.homeTitle,
-    description: text.tagline,
-    location: { kind: 'home' },
-    hero: {
-      heading: text.heroHeading,
-      stats: text.stats(formatNumber(lang, data.stats.total_tools), formatNumber(lang, data.stats.total_categories)),
-    },
-    main: html`<section class="section" id="categories" aria-labelledby="categories-heading">
-  <h2 class="section__title" id="categories-heading">${text.categories}</h2>
-  ${categoryList(context, data.categories)}
-</section>
-${data.featured.length > 0
-  ? html`<section class="section" aria-labelledby="featured-heading">
-  <h2 class="section__title" id="featured-heading">${text.featured}</h2>
-  ${toolGrid(context, data.featured, { showCategory: true })}
-</section>`
-  : null}
-${popular.length > 0
-  ? html`<section class="section" aria-labelledby="popular-heading">
-  <h2 class="section__title" id="popular-heading">${text.popular}</h2>
-  <ol class="ranking">${popular.map(
-    (tool, index) => html`<li class="ranking__item">
-    <span class="ranking__place" aria-hidden="true">${index + 1}</span>
-    ${toolIcon(tool)}
-    <a class="ranking__name" href="${pageUrl(lang, { kind: 'tool', slug: tool.slug })}">${tool.name}</a>
-    <span class="ranking__category">${tool.category_name}</span>
-    <span class="ranking__visits">${text.visitCount(formatNumber(lang, tool.visits))}</span>
-  </li>`,
-  )}</ol>
-</section>`
-  : null}`,
-  });
+  return html`<nav class="sort" aria-label="${text.sortLabel}"><span class="sort__label" aria-hidden="true">${text.sortLabel}</span><ul class="sort__list">${CATEGORY_SORTS.map(
+    (sort) => html`<li><a class="sort__link${sort === current ? ' sort__link--current' : ''}" href="${pageUrl(lang, { kind: 'category', slug, page: 1, sort })}"${
+      sort === current ? html` aria-current="true"` : null
+    }>${text.sorts[sort]}</a></li>`,
+  )}</ul></nav>`;
 }
 
 export function renderCategory(context: PageContext, data: CategoryPageData): string {
-  const { lang, text } = context;
+  const { lang, text, localize } = context;
   const { category, pagination: pages, data: tools } = data.detail;
-  const at = (page: number): PageLocation => ({ kind: 'category', slug: category.slug, page });
+  const at = (page: number): PageLocation => ({ kind: 'category', slug: category.slug, page, sort: data.sort });
   const pageSuffix = pages.page > 1 ? text.pageSuffix(formatNumber(lang, pages.page)) : '';
+  const name = localize.categoryName(category);
+  const description = localize.categoryDescription(category);
   return renderPage(context, {
-    title: `${category.name}${pageSuffix} - ${text.siteName}`,
-    description: category.description || `${category.name} · ${text.toolCount(formatNumber(lang, category.tool_count))}`,
+    title: `${name.text}${pageSuffix} - ${text.siteName}`,
+    description: description.text || `${name.text} · ${text.toolCount(formatNumber(lang, category.tool_count))}`,
     location: at(pages.page),
-    main: html`${breadcrumbs(context, [{ label: text.home, href: pageUrl(lang, { kind: 'home' }) }, { label: category.name }])}
+    // Another order of the same tools: followed, not indexed (the default order is the page to index).
+    noindex: data.sort !== DEFAULT_SORT,
+    hasEnglish: localize.categoryHasEnglish(category),
+    main: html`${breadcrumbs(context, [{ label: text.home, href: pageUrl(lang, { kind: 'home' }) }, { label: name.text }])}
 <div class="page-head">
   <span class="page-head__icon" aria-hidden="true">${category.icon || '📁'}</span>
   <div>
-    <h1 class="page-head__title">${category.name}${pageSuffix}</h1>
-    ${category.description ? html`<p class="page-head__text">${category.description}</p>` : null}
+    <h1 class="page-head__title">${asHtml(name)}${pageSuffix}</h1>
+    ${description.text ? html`<p class="page-head__text">${asHtml(description)}</p>` : null}
     <p class="page-head__meta">${text.toolCount(formatNumber(lang, category.tool_count))}</p>
   </div>
 </div>
+${tools.length > 1 || pages.total_pages > 1 ? sortLinks(context, category.slug, data.sort) : null}
 ${tools.length > 0 ? toolGrid(context, tools) : html`<p class="empty">${text.emptyCategory}</p>`}
 ${pagination(context, pages.page, pages.total_pages, at)}
 <section class="section" aria-labelledby="other-categories">
@@ -143,32 +132,36 @@ ${pagination(context, pages.page, pages.total_pages, at)}
 }
 
 export function renderTool(context: PageContext, data: ToolPageData): string {
-  const { lang, text } = context;
+  const { lang, text, localize } = context;
   const { tool, related } = data;
   const link = httpUrl(tool.url);
   const categoryHref = pageUrl(lang, { kind: 'category', slug: tool.category.slug, page: 1 });
+  const name = localize.toolName(tool);
+  const description = localize.toolDescription(tool);
+  const categoryName = localize.categoryName(tool.category);
   return renderPage(context, {
-    title: `${tool.name} - ${tool.category.name} - ${text.siteName}`,
-    description: tool.description || tool.name,
+    title: `${name.text} - ${categoryName.text} - ${text.siteName}`,
+    description: description.text || name.text,
     location: { kind: 'tool', slug: tool.slug },
     ogType: 'article',
+    hasEnglish: localize.toolHasEnglish(tool),
     main: html`${breadcrumbs(context, [
       { label: text.home, href: pageUrl(lang, { kind: 'home' }) },
-      { label: tool.category.name, href: categoryHref },
-      { label: tool.name },
+      { label: categoryName.text, href: categoryHref },
+      { label: name.text },
     ])}
 <article class="tool">
   <div class="tool__head">
     ${toolIcon(tool, 'large')}
     <div class="tool__title-block">
-      <h1 class="tool__name">${tool.name}${tool.is_featured ? html` <span class="badge">${text.featured}</span>` : null}</h1>
-      <p class="tool__meta"><span>${text.category}: <a href="${categoryHref}">${tool.category.name}</a></span><span>${text.visitCount(formatNumber(lang, tool.visits))}</span><span>${text.updatedAt(formatDate(tool.updated_at))}</span></p>
+      <h1 class="tool__name">${asHtml(name)}${tool.is_featured ? html` <span class="badge">${text.featured}</span>` : null}</h1>
+      <p class="tool__meta"><span>${text.category}: <a href="${categoryHref}">${asHtml(categoryName)}</a></span>${tool.visits > 0 ? html`<span>${text.visitCount(formatNumber(lang, tool.visits))}</span>` : null}<span>${text.updatedAt(formatDate(tool.updated_at))}</span></p>
     </div>
     ${link
-      ? html`<a class="button tool__visit" href="${visitUrl(tool.slug)}" rel="nofollow noopener" data-host="${new URL(link).host}">${text.visitSite}<span class="visually-hidden">${text.opensExternal}</span><svg aria-hidden="true" viewBox="0 0 24 24" width="16" height="16"><path d="M14 4h6v6M20 4l-9 9M19 14v5a1 1 0 0 1-1 1H5a1 1 0 0 1-1-1V6a1 1 0 0 1 1-1h5"/></svg></a>`
+      ? html`<a class="button tool__visit" href="${visitUrl(tool.slug)}" target="_blank" rel="nofollow noopener" data-host="${new URL(link).host}">${text.visitSite}<span class="visually-hidden">${text.opensNewTab}</span><svg aria-hidden="true" viewBox="0 0 24 24" width="16" height="16"><path d="M14 4h6v6M20 4l-9 9M19 14v5a1 1 0 0 1-1 1H5a1 1 0 0 1-1-1V6a1 1 0 0 1 1-1h5"/></svg></a>`
       : null}
   </div>
-  ${tool.description ? html`<p class="tool__description">${tool.description}</p>` : null}
+  ${description.text ? html`<p class="tool__description">${asHtml(description)}</p>` : null}
   ${link ? html`<p class="tool__host">${new URL(link).host}</p>` : null}
   ${tool.tags.length > 0
     ? html`<div class="tool__tags"><h2 class="visually-hidden">${text.tags}</h2><ul class="tags">${tool.tags.map(

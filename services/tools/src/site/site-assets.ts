@@ -8,7 +8,12 @@ export const ASSETS_DIR = path.join(__dirname, 'assets');
 const FILES = [
   { name: 'site.css', type: 'text/css; charset=utf-8' },
   { name: 'site.js', type: 'text/javascript; charset=utf-8' },
+  { name: 'theme.js', type: 'text/javascript; charset=utf-8' },
   { name: 'icon.svg', type: 'image/svg+xml' },
+  { name: 'favicon.ico', type: 'image/x-icon' },
+  { name: 'icon-192.png', type: 'image/png' },
+  { name: 'icon-512.png', type: 'image/png' },
+  { name: 'og-image.png', type: 'image/png' },
 ] as const;
 
 export type AssetName = (typeof FILES)[number]['name'];
@@ -37,6 +42,10 @@ export function loadSiteAssets(dir = ASSETS_DIR) {
     /** The URL pages use for a file. */
     url(name: AssetName): string {
       return urls[name];
+    },
+    /** A file by its own name (/favicon.ico is asked for under that name, by browsers that read no page). */
+    file(name: AssetName): Asset {
+      return byName.get(urls[name].slice('/assets/'.length))!;
     },
     /** The file behind a hashed name, or undefined (an old hash, an unknown name). */
     find(hashedName: string): Asset | undefined {

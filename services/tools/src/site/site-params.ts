@@ -1,5 +1,7 @@
 import { keywordProblem, MAX_QUERY_LENGTH, type RawQuery } from '../http/directory-params';
+import { CATEGORY_SORTS, type CategorySort } from './site-queries';
 import type { Lang, SiteText } from './site-text';
+import { DEFAULT_SORT } from './site-urls';
 
 /** A request the website cannot answer as asked; `explain` gives the reason in the page's language. */
 export class SiteBadRequest extends Error {
@@ -27,6 +29,15 @@ export function parsePage(query: RawQuery): number {
   if (raw === undefined) return 1;
   if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1) throw new SiteBadRequest((text) => text.badPage);
   return Number(raw);
+}
+
+/** `sort` of a category page: absent → popular; anything but a known sort → 400. */
+export function parseSort(query: RawQuery): CategorySort {
+  const raw = single(query, 'sort');
+  if (raw === undefined) return DEFAULT_SORT;
+  const known = CATEGORY_SORTS.find((sort) => sort === raw);
+  if (!known) throw new SiteBadRequest((text) => text.badSort);
+  return known;
 }
 
 /** The search box: an empty keyword is the search page without results; otherwise as the API checks it. */

@@ -3,24 +3,31 @@ import { requestLog } from '@platform/kit';
 import type { AccessControl } from '../auth/access-control';
 import { AppError, notFound } from '../errors/app-error';
 import type { PageContext } from './page-layout';
-import { renderCategory, renderError, renderHome, renderSearch, renderTool } from './pages';
+import { renderHome } from './home-page';
+import { createLocalizer, NO_TRANSLATIONS } from './localize';
+import { renderManifest } from './manifest';
+import { renderCategory, renderError, renderSearch, renderTool } from './pages';
 import type { SiteAssets } from './site-assets';
-import { isCountableClick, langOfPath, parsePage, parseReference, parseSiteSearch, SiteBadRequest } from './site-params';
+import { isCountableClick, langOfPath, parsePage, parseReference, parseSiteSearch, parseSort, SiteBadRequest } from './site-params';
+import type { Translations } from './site-queries';
 import type { SiteService } from './site-service';
 import { LANGS, SITE_TEXT, type Lang } from './site-text';
 import { pageUrl } from './site-urls';
 import { renderPagesSitemap, renderRobots, renderSitemapIndex, renderToolsSitemap } from './sitemap';
+import { THEME_BOOT_HASH } from './theme';
 
 /**
- * No inline script or style anywhere: scripts and styles come only from this origin (the hashed files
- * under /assets/), and the only cross-origin loads are the tools' icons.
+ * No inline style anywhere and one inline script, allowed by its hash (the theme, set before the first
+ * paint: theme.ts): scripts and styles come only from this origin (the hashed files under /assets/), and
+ * the only cross-origin loads are the tools' icons.
  */
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
-  "script-src 'self'",
+  `script-src 'self' ${THEME_BOOT_HASH}`,
   "style-src 'self'",
   "img-src 'self' https: http:",
   "connect-src 'self'",
+  "manifest-src 'self'",
   "form-action 'self'",
   "base-uri 'none'",
   "frame-ancestors 'none'",
@@ -68,13 +75,37 @@ export function createSiteRoutes(deps: SiteRoutesDeps): Router {
     const host = req.headers.host ?? '';
     return `${req.protocol}://${HOST_HEADER.test(host) ? host : 'localhost'}`;
   };
-  const contextOf = (req: Request, lang: Lang): PageContext => ({ lang, text: SITE_TEXT[lang], baseUrl: baseUrlOf(req), assets });
+  const contextOf = (req: Request, lang: Lang, translations: Translations = NO_TRANSLATIONS): PageContext => ({
+    lang,
+    text: SITE_TEXT[lang],
+    baseUrl: baseUrlOf(req),
+    assets,
+    localize: createLocalizer(lang, translations),
+  });
   const sendPage = (res: Response, lang: Lang, status: number, body: string, cacheControl: string) => {
     res.set('Content-Language', SITE_TEXT[lang].htmlLang);
     sendText(res, status, 'text/html; charset=utf-8', body, cacheControl);
   };
   const redirect = (res: Response, location: string, status = 301) => {
     res.set('Cache-Control', CACHEABLE).redirect(status, location);
+  };
+
+  // The home page is the largest page (every category's first tools): its HTML is kept beside its cached
+  // data and English fields (new objects whenever either is reloaded), once per language and origin, so a
+  // cached home page is not rendered again per request. Few origins are kept: the Host header is the visitor's.
+  const homePages = new WeakMap<object, WeakMap<object, Map<string, string>>>();
+  const renderHomeOnce = (context: PageContext, data: object, translations: Translations, render: () => string): string => {
+    let byTranslations = homePages.get(data);
+    if (!byTranslations) homePages.set(data, (byTranslations = new WeakMap()));
+    let byKey = byTranslations.get(translations);
+    if (!byKey) byTranslations.set(translations, (byKey = new Map()));
+    const key = `${context.lang} ${context.baseUrl}`;
+    let body = byKey.get(key);
+    if (body === undefined) {
+      body = render();
+      if (byKey.size < 8) byKey.set(key, body);
+    }
+    return body;
   };
 
   router.use((req, res, next) => {
@@ -91,6 +122,17 @@ export function createSiteRoutes(deps: SiteRoutesDeps): Router {
       return;
     }
     res.status(200).set({ 'Content-Type': asset.type, 'Cache-Control': IMMUTABLE }).send(asset.body);
+  });
+  // Asked for by browsers and crawlers at these fixed paths; both also linked from every page's <head>.
+  router.get('/favicon.ico', (_req, res) => {
+    res.locals.metricsRoute = 'site_asset';
+    const icon = assets.file('favicon.ico');
+    res.status(200).set({ 'Content-Type': icon.type, 'Cache-Control': 'public, max-age=86400' }).send(icon.body);
+  });
+  const manifest = renderManifest(SITE_TEXT.zh, assets);
+  router.get('/manifest.webmanifest', (_req, res) => {
+    res.locals.metricsRoute = 'site_asset';
+    sendText(res, 200, 'application/manifest+json; charset=utf-8', manifest, 'public, max-age=86400');
   });
   router.get('/robots.txt', (req, res) => {
     res.locals.metricsRoute = 'site_robots';
@@ -131,7 +173,9 @@ export function createSiteRoutes(deps: SiteRoutesDeps): Router {
         redirect(res, '/en/');
         return;
       }
-      sendPage(res, lang, 200, renderHome(contextOf(req, lang), await site.home()), CACHEABLE);
+      const [data, translations] = await Promise.all([site.home(), site.translations()]);
+      const context = contextOf(req, lang, translations);
+      sendPage(res, lang, 200, renderHomeOnce(context, data, translations, () => renderHome(context, data)), CACHEABLE);
     });
 
     router.get(`${prefix}/category/:reference`, async (req, res) => {
@@ -139,31 +183,32 @@ export function createSiteRoutes(deps: SiteRoutesDeps): Router {
       const reference = parseReference(req.params.reference);
       if (reference === null) throw notFound();
       const page = parsePage(req.query);
-      const data = await site.category(reference, page);
+      const sort = parseSort(req.query);
+      const [data, translations] = await Promise.all([site.category(reference, page, sort, lang), site.translations()]);
       if (data.detail.category.slug !== reference) {
-        redirect(res, pageUrl(lang, { kind: 'category', slug: data.detail.category.slug, page }));
+        redirect(res, pageUrl(lang, { kind: 'category', slug: data.detail.category.slug, page, sort }));
         return;
       }
-      sendPage(res, lang, 200, renderCategory(contextOf(req, lang), data), CACHEABLE);
+      sendPage(res, lang, 200, renderCategory(contextOf(req, lang, translations), data), CACHEABLE);
     });
 
     router.get(`${prefix}/tool/:reference`, async (req, res) => {
       res.locals.metricsRoute = 'site_tool';
       const reference = parseReference(req.params.reference);
       if (reference === null) throw notFound();
-      const data = await site.tool(reference);
+      const [data, translations] = await Promise.all([site.tool(reference), site.translations()]);
       if (data.tool.slug !== reference) {
         redirect(res, pageUrl(lang, { kind: 'tool', slug: data.tool.slug }));
         return;
       }
-      sendPage(res, lang, 200, renderTool(contextOf(req, lang), data), CACHEABLE);
+      sendPage(res, lang, 200, renderTool(contextOf(req, lang, translations), data), CACHEABLE);
     });
 
     router.get(`${prefix}/search`, async (req, res) => {
       res.locals.metricsRoute = 'site_search';
       const { keyword, page } = parseSiteSearch(req.query);
-      const [result, categories] = await Promise.all([keyword === '' ? null : site.search(keyword, page), site.categories()]);
-      sendPage(res, lang, 200, renderSearch(contextOf(req, lang), keyword, result, categories), CACHEABLE);
+      const [result, categories, translations] = await Promise.all([keyword === '' ? null : site.search(keyword, page), site.categories(), site.translations()]);
+      sendPage(res, lang, 200, renderSearch(contextOf(req, lang, translations), keyword, result, categories), CACHEABLE);
     });
   }
 

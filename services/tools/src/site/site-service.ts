@@ -3,24 +3,37 @@ import { withoutCategorySlug } from '../catalog/catalog-repository';
 import type { CategoryDetail, DirectoryService, SearchResult, SiteStats, ToolDetail } from '../catalog/directory-service';
 import { notFound } from '../errors/app-error';
 import { httpUrl } from './html';
+import { createLocalizer } from './localize';
 import type { SiteCache } from './site-cache';
+import type { CategorySort, SiteQueries, Translations } from './site-queries';
+import type { Lang } from './site-text';
 
 export const CATEGORY_PAGE_SIZE = 24;
 export const SEARCH_PAGE_SIZE = 20;
 export const FEATURED_TOOLS = 8;
 export const RELATED_TOOLS = 6;
+/** Tools per category section on the home page (the rest are one click away on the category page). */
+export const HOME_TOOLS_PER_CATEGORY = 12;
+/** Length of the home page's 热门 and 最新 lists. */
+export const HOME_LIST_SIZE = 10;
 /** Tools per sitemap file: two URLs each (Chinese and English), under the 50,000 URLs a sitemap may hold. */
 export const SITEMAP_TOOLS_PER_FILE = 20000;
 
 export interface HomeData {
   categories: Category[];
   featured: Tool[];
+  /** Visited tools only, most visited first: empty on a fresh install. */
+  popular: Tool[];
+  latest: Tool[];
+  /** Each category's first tools (popular order), by category id. */
+  sections: ReadonlyMap<number, Tool[]>;
   stats: SiteStats;
 }
 
 export interface CategoryPageData {
   detail: CategoryDetail;
   categories: Category[];
+  sort: CategorySort;
 }
 
 export interface ToolPageData {
@@ -31,6 +44,9 @@ export interface ToolPageData {
 export interface SitemapData {
   categories: Category[];
   toolFiles: number;
+  /** Whether the home page, and which categories' pages, are in English (localize.ts). */
+  homeEnglish: boolean;
+  englishCategories: ReadonlySet<number>;
 }
 
 /**
@@ -38,9 +54,11 @@ export interface SitemapData {
  * ranking) as the API, cached in `cache` (see site-cache.ts). `directory` must not cache on its own:
  * the site cache is the one that knows when the catalog changed.
  */
-export function createSiteService(deps: { directory: DirectoryService; catalog: CatalogRepository; cache: SiteCache }) {
-  const { directory, catalog, cache } = deps;
+export function createSiteService(deps: { directory: DirectoryService; catalog: CatalogRepository; queries: SiteQueries; cache: SiteCache }) {
+  const { directory, catalog, queries, cache } = deps;
   const categories = () => cache.get('categories', () => directory.categories());
+  /** The English fields editors filled (see localize.ts). */
+  const translations = (): Promise<Translations> => cache.get('translations', () => queries.translations());
 
   async function findCategory(reference: string): Promise<Category> {
     const all = await categories();
@@ -60,18 +78,52 @@ export function createSiteService(deps: { directory: DirectoryService; catalog: 
   return {
     home(): Promise<HomeData> {
       return cache.get('home', async () => {
-        const [all, featured, stats] = await Promise.all([categories(), catalog.featuredTools(FEATURED_TOOLS), directory.stats()]);
-        return { categories: all, featured: featured.map(withoutCategorySlug), stats };
+        const [all, featured, popular, latest, tops, stats] = await Promise.all([
+          categories(),
+          catalog.featuredTools(FEATURED_TOOLS),
+          queries.popularTools(HOME_LIST_SIZE),
+          queries.latestTools(HOME_LIST_SIZE),
+          queries.categoryTops(HOME_TOOLS_PER_CATEGORY),
+          directory.stats(),
+        ]);
+        const sections = new Map<number, Tool[]>();
+        for (const tool of tops) sections.set(tool.category_id, [...(sections.get(tool.category_id) ?? []), withoutCategorySlug(tool)]);
+        return {
+          categories: all,
+          featured: featured.map(withoutCategorySlug),
+          popular: popular.map(withoutCategorySlug),
+          latest: latest.map(withoutCategorySlug),
+          sections,
+          stats,
+        };
       });
     },
 
-    /** A category by slug or, when no slug matches and it is all digits, by id; a page past the end is a 404. */
-    async category(reference: string, page: number): Promise<CategoryPageData> {
+    /**
+     * A category by slug or, when no slug matches and it is all digits, by id, in `sort` order; a page past
+     * the end is a 404. The name order depends on the language (English names where filled).
+     */
+    async category(reference: string, page: number, sort: CategorySort, lang: Lang): Promise<CategoryPageData> {
       const category = await findCategory(reference);
-      const detail = await cache.get(`category:${category.id}:${page}`, () => directory.categoryDetail({ id: category.id, page, limit: CATEGORY_PAGE_SIZE }));
+      const limit = CATEGORY_PAGE_SIZE;
+      const offset = (page - 1) * limit;
+      const key = sort === 'name' ? `category:${category.id}:name:${lang}:${page}` : `category:${category.id}:${sort}:${page}`;
+      const detail = await cache.get(key, async (): Promise<CategoryDetail> => {
+        const tools =
+          sort === 'name'
+            ? await queries.toolsByIds(
+                (await cache.get(`names:${category.id}:${lang}`, () => queries.categoryIdsByName(category.id, lang))).slice(offset, offset + limit),
+              )
+            : await queries.categoryTools(category.id, sort, offset, limit);
+        const total = category.tool_count;
+        return { category, data: tools.map(withoutCategorySlug), pagination: { page, limit, total, total_pages: Math.ceil(total / limit) } };
+      });
       if (page > 1 && page > detail.pagination.total_pages) throw notFound();
-      return { detail, categories: await categories() };
+      return { detail, categories: await categories(), sort };
     },
+
+    /** The English fields editors filled (see localize.ts). */
+    translations,
 
     tool: toolPage,
 
@@ -99,15 +151,21 @@ export function createSiteService(deps: { directory: DirectoryService; catalog: 
 
     sitemap(): Promise<SitemapData> {
       return cache.get('sitemap', async () => {
-        const [all, stats] = await Promise.all([categories(), directory.stats()]);
-        return { categories: all, toolFiles: Math.max(1, Math.ceil(stats.total_tools / SITEMAP_TOOLS_PER_FILE)) };
+        const [all, stats, english] = await Promise.all([categories(), directory.stats(), translations()]);
+        const localize = createLocalizer('en', english);
+        return {
+          categories: all,
+          toolFiles: Math.max(1, Math.ceil(stats.total_tools / SITEMAP_TOOLS_PER_FILE)),
+          homeEnglish: localize.homeHasEnglish(all),
+          englishCategories: new Set(all.filter(localize.categoryHasEnglish).map((category) => category.id)),
+        };
       });
     },
 
     /** The tools of sitemap file `file` (1-based); a file past the end is a 404. */
-    sitemapTools(file: number): Promise<{ slug: string; updated_at: string }[]> {
+    sitemapTools(file: number): Promise<{ slug: string; updated_at: string; english: boolean }[]> {
       return cache.get(`sitemap-tools:${file}`, async () => {
-        const tools = await catalog.toolSlugs((file - 1) * SITEMAP_TOOLS_PER_FILE, SITEMAP_TOOLS_PER_FILE);
+        const tools = await queries.sitemapTools((file - 1) * SITEMAP_TOOLS_PER_FILE, SITEMAP_TOOLS_PER_FILE);
         if (tools.length === 0 && file > 1) throw notFound();
         return tools;
       });

@@ -1,6 +1,7 @@
 /**
  * The website's own words in its two languages. Chinese is the default (the API's language); English is
- * the switch. The directory's data (tool names, descriptions, category names) is shown as imported.
+ * the switch. The directory's data (tool names, descriptions, category names) is shown in English where an
+ * editor filled its English field, in Chinese otherwise (localize.ts).
  */
 export type Lang = 'zh' | 'en';
 
@@ -64,6 +65,18 @@ export interface SiteText {
   backHome: string;
   footerSitemap: string;
   footerNote: string;
+  latest: string;
+  addedOn(date: string): string;
+  sortLabel: string;
+  sorts: { popular: string; latest: string; name: string };
+  badSort: string;
+  details: string;
+  detailsOf(name: string): string;
+  opensNewTab: string;
+  moreInCategory(count: string): string;
+  categoryIndex: string;
+  darkMode: string;
+  ogImageAlt: string;
 }
 
 const zh: SiteText = {
@@ -84,7 +97,7 @@ const zh: SiteText = {
   categories: '分类',
   allCategories: '全部分类',
   featured: '精选推荐',
-  popular: '最受欢迎',
+  popular: '热门',
   toolCount: (count) => `${count} 个工具`,
   visitCount: (count) => `${count} 次访问`,
   stats: (tools, categories) => `收录 ${tools} 个工具，${categories} 个分类`,
@@ -124,6 +137,18 @@ const zh: SiteText = {
   backHome: '返回首页',
   footerSitemap: '站点地图',
   footerNote: '工具信息来自各工具官网，访问量为本站统计。',
+  latest: '最新收录',
+  addedOn: (date) => `${date} 收录`,
+  sortLabel: '排序',
+  sorts: { popular: '热门', latest: '最新', name: '名称' },
+  badSort: '排序方式只能是 popular、latest 或 name。',
+  details: '详情',
+  detailsOf: (name) => `${name} 的详情`,
+  opensNewTab: '（在新标签页打开）',
+  moreInCategory: (count) => `查看全部 ${count} 个`,
+  categoryIndex: '分类导航',
+  darkMode: '深色模式',
+  ogImageAlt: '工具导航：精选实用工具与软件',
 };
 
 const en: SiteText = {
@@ -144,7 +169,7 @@ const en: SiteText = {
   categories: 'Categories',
   allCategories: 'All categories',
   featured: 'Featured',
-  popular: 'Most visited',
+  popular: 'Popular',
   toolCount: (count) => `${count} ${count === '1' ? 'tool' : 'tools'}`,
   visitCount: (count) => `${count} ${count === '1' ? 'visit' : 'visits'}`,
   stats: (tools, categories) => `${tools} tools in ${categories} categories`,
@@ -184,6 +209,18 @@ const en: SiteText = {
   backHome: 'Back to home',
   footerSitemap: 'Sitemap',
   footerNote: 'Tool information comes from each tool’s own website; visits are counted on this site.',
+  latest: 'Newest',
+  addedOn: (date) => `Added ${date}`,
+  sortLabel: 'Sort by',
+  sorts: { popular: 'Popular', latest: 'Newest', name: 'Name' },
+  badSort: 'The sort must be popular, latest or name.',
+  details: 'Details',
+  detailsOf: (name) => `Details of ${name}`,
+  opensNewTab: ' (opens in a new tab)',
+  moreInCategory: (count) => `All ${count}`,
+  categoryIndex: 'Category index',
+  darkMode: 'Dark mode',
+  ogImageAlt: 'Tool Directory: handpicked tools and software',
 };
 
 export const SITE_TEXT: Readonly<Record<Lang, SiteText>> = { zh, en };

@@ -1,16 +1,24 @@
+import type { CategorySort } from './site-queries';
 import type { Lang } from './site-text';
 
 /** What a page shows; its URL in either language follows from it (links, canonical, hreflang). */
 export type PageLocation =
   | { kind: 'home' }
-  | { kind: 'category'; slug: string; page: number }
+  | { kind: 'category'; slug: string; page: number; sort?: CategorySort }
   | { kind: 'tool'; slug: string }
   | { kind: 'search'; keyword: string; page: number };
 
 const prefix = (lang: Lang) => (lang === 'en' ? '/en' : '');
 
-function withPage(path: string, page: number): string {
-  return page > 1 ? `${path}?page=${page}` : path;
+/** The default sort (popular) is not written in the URL: one address per page. */
+export const DEFAULT_SORT: CategorySort = 'popular';
+
+function withQuery(path: string, page: number, sort: CategorySort = DEFAULT_SORT): string {
+  const query = new URLSearchParams();
+  if (sort !== DEFAULT_SORT) query.set('sort', sort);
+  if (page > 1) query.set('page', String(page));
+  const text = query.toString();
+  return text === '' ? path : `${path}?${text}`;
 }
 
 /** The site-relative URL of a page in `lang`: Chinese at the root, English under /en/. */
@@ -19,7 +27,7 @@ export function pageUrl(lang: Lang, location: PageLocation): string {
     case 'home':
       return lang === 'en' ? '/en/' : '/';
     case 'category':
-      return withPage(`${prefix(lang)}/category/${encodeURIComponent(location.slug)}`, location.page);
+      return withQuery(`${prefix(lang)}/category/${encodeURIComponent(location.slug)}`, location.page, location.sort);
     case 'tool':
       return `${prefix(lang)}/tool/${encodeURIComponent(location.slug)}`;
     case 'search': {

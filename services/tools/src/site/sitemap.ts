@@ -13,8 +13,12 @@ export function renderSitemapIndex(baseUrl: string, data: SitemapData): string {
     .join('\n')}\n</sitemapindex>\n`;
 }
 
-/** Each page in both languages, each entry naming its alternates (hreflang), as search engines ask. */
-function urlEntries(baseUrl: string, location: PageLocation, lastModified?: string): string {
+/**
+ * A page in both languages, each entry naming its alternates (hreflang), as search engines ask, when its
+ * content is in English (localize.ts); otherwise only its Chinese address (the English one names it canonical).
+ */
+function urlEntries(baseUrl: string, location: PageLocation, english: boolean, lastModified?: string): string {
+  if (!english) return `<url><loc>${escapeHtml(baseUrl + pageUrl('zh', location))}</loc>${lastModified ? `<lastmod>${lastModified}</lastmod>` : ''}</url>`;
   const alternates = LANGS.map(
     (lang) => `<xhtml:link rel="alternate" hreflang="${SITE_TEXT[lang].htmlLang}" href="${escapeHtml(baseUrl + pageUrl(lang, location))}"/>`,
   ).join('');
@@ -29,13 +33,13 @@ function urlSet(entries: string[]): string {
 
 export function renderPagesSitemap(baseUrl: string, data: SitemapData): string {
   return urlSet([
-    urlEntries(baseUrl, { kind: 'home' }),
-    ...data.categories.map((category) => urlEntries(baseUrl, { kind: 'category', slug: category.slug, page: 1 })),
+    urlEntries(baseUrl, { kind: 'home' }, data.homeEnglish),
+    ...data.categories.map((category) => urlEntries(baseUrl, { kind: 'category', slug: category.slug, page: 1 }, data.englishCategories.has(category.id))),
   ]);
 }
 
-export function renderToolsSitemap(baseUrl: string, tools: { slug: string; updated_at: string }[]): string {
-  return urlSet(tools.map((tool) => urlEntries(baseUrl, { kind: 'tool', slug: tool.slug }, tool.updated_at)));
+export function renderToolsSitemap(baseUrl: string, tools: { slug: string; updated_at: string; english: boolean }[]): string {
+  return urlSet(tools.map((tool) => urlEntries(baseUrl, { kind: 'tool', slug: tool.slug }, tool.english, tool.updated_at)));
 }
 
 /** Crawlers may read every page but the counted outbound links (/go/) and the API. */

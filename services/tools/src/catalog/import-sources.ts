@@ -1,0 +1,113 @@
+import { parse as parseCsv } from 'csv-parse/sync';
+
+/**
+ * Reading an import file into rows of fields, before validation (importer.ts checks and writes them).
+ * JSON rows keep their types; CSV cells are strings, except tags (split on "|") and is_featured.
+ */
+export const CSV_HEADER = ['slug', 'name', 'description', 'url', 'icon', 'category', 'tags', 'is_featured'] as const;
+/** Columns a CSV file may add after CSV_HEADER, in this order (a file without them stays valid). */
+export const CSV_OPTIONAL_COLUMNS = ['name_en', 'description_en'] as const;
+
+/** A row before validation, as read from JSON or CSV. */
+export interface SourceRow {
+  row: number;
+  fields: Record<string, unknown>;
+}
+
+export interface ParsedSource {
+  categories: SourceRow[];
+  tools: SourceRow[];
+}
+
+export class ImportFormatError extends Error {}
+
+export function parseJsonSource(text: string): ParsedSource {
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch (error) {
+    throw new ImportFormatError(`not valid JSON: ${(error as Error).message}`);
+  }
+  const tools = Array.isArray(document) ? document : (document as { tools?: unknown } | null)?.tools;
+  const categories = Array.isArray(document) ? [] : ((document as { categories?: unknown } | null)?.categories ?? []);
+  if (!Array.isArray(tools)) throw new ImportFormatError('JSON must be {"categories": [...], "tools": [...]} or an array of tools');
+  if (!Array.isArray(categories)) throw new ImportFormatError('"categories" must be an array');
+  const asFields = (value: unknown): Record<string, unknown> =>
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).filter(([, field]) => field !== null)) // null = not given
+      : { __notAnObject: true };
+  return {
+    categories: categories.map((fields, index) => ({ row: index + 1, fields: asFields(fields) })),
+    tools: tools.map((fields, index) => ({ row: index + 1, fields: asFields(fields) })),
+  };
+}
+
+/**
+ * The line each record starts on, as an editor shows it: skipped blank lines and quoted fields spanning lines
+ * move the count (csv-parse's own `info.lines` counts a CR and an LF inside quotes as two lines). `info.bytes`
+ * is the byte offset just past the record, BOM included.
+ */
+function recordStartLines(text: string, records: { info: { bytes: number } }[]): number[] {
+  const bytes = Buffer.from(text, 'utf8');
+  const LF = 0x0a;
+  const CR = 0x0d;
+  let offset = 0;
+  let line = 1;
+  return records.map(({ info }) => {
+    while (offset < info.bytes && (bytes[offset] === LF || bytes[offset] === CR)) {
+      if (bytes[offset] === LF) line += 1;
+      offset += 1;
+    }
+    const start = line;
+    for (; offset < info.bytes; offset += 1) if (bytes[offset] === LF) line += 1;
+    return start;
+  });
+}
+
+export function parseCsvSource(text: string): ParsedSource {
+  let records: { record: string[]; info: { bytes: number } }[];
+  try {
+    records = parseCsv(text, { bom: true, skip_empty_lines: true, relax_column_count: true, info: true }) as unknown as typeof records;
+  } catch (error) {
+    throw new ImportFormatError(`not valid CSV: ${(error as Error).message}`);
+  }
+  const startLines = recordStartLines(text, records);
+  const [headerRecord, ...rows] = records;
+  const normalizedHeader = (headerRecord?.record ?? []).map((cell) => cell.trim().toLowerCase());
+  const optional = normalizedHeader.slice(CSV_HEADER.length);
+  const optionalAllowed = CSV_OPTIONAL_COLUMNS.slice(0, optional.length);
+  if (normalizedHeader.slice(0, CSV_HEADER.length).join(',') !== CSV_HEADER.join(',') || optional.join(',') !== optionalAllowed.join(',')) {
+    throw new ImportFormatError(`CSV header must be exactly: ${CSV_HEADER.join(',')} (optionally followed by ${CSV_OPTIONAL_COLUMNS.join(',')})`);
+  }
+  const columns: readonly string[] = normalizedHeader;
+  return {
+    categories: [],
+    tools: rows.map((parsed, index) => {
+      const cells = parsed.record;
+      const row = startLines[index + 1]!;
+      if (cells.length !== columns.length) {
+        return { row, fields: { __badColumns: `expected ${columns.length} columns, found ${cells.length}`, slug: cells[0] } };
+      }
+      const cell = (name: string) => cells[columns.indexOf(name)] ?? '';
+      const english = Object.fromEntries(optional.map((name) => [name, cell(name)]));
+      const featured = cell('is_featured').trim().toLowerCase();
+      return {
+        row,
+        fields: {
+          slug: cell('slug'),
+          name: cell('name'),
+          description: cell('description'),
+          url: cell('url'),
+          icon: cell('icon'),
+          category: cell('category'),
+          tags: cell('tags')
+            .split('|')
+            .map((tag) => tag.trim())
+            .filter((tag) => tag.length > 0),
+          is_featured: featured === '' ? false : featured === 'true' || featured === '1' ? true : featured === 'false' || featured === '0' ? false : featured,
+          ...english,
+        },
+      };
+    }),
+  };
+}
