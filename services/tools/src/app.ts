@@ -13,6 +13,8 @@ import { createDirectoryService } from './catalog/directory-service';
 import type { ToolsConfig } from './config';
 import { API_PATH, createDirectoryHandler } from './http/directory-routes';
 import { errorMiddleware, notFound } from './http/error-middleware';
+import { createIconRepository } from './icons/icon-repository';
+import { createIconRoutes } from './icons/icon-routes';
 import { createMetrics, type Metrics } from './metrics/metrics';
 import type { RequestLimiter } from './ratelimit/request-limiter';
 import { loadSiteAssets } from './site/site-assets';
@@ -67,14 +69,17 @@ export function createServices(deps: AppDeps) {
   const now = deps.clock ? () => deps.clock!().getTime() : Date.now;
   const metrics = deps.metrics ?? createMetrics();
   const catalog = createCatalogRepository(deps.db);
+  const icons = createIconRepository(deps.db);
   return {
     metrics,
+    icons,
     directory: createDirectoryService({ catalog, cacheTtlMs: deps.config.statsCacheTtlMs, readCacheTtlMs: deps.config.readCacheTtlMs, now }),
     // The website's data is cached by the site cache alone, which knows when the catalog changed; the same
     // directory operations (and search engine) without their own TTL cache, which would outlive a change.
     site: createSiteService({
       directory: createDirectoryService({ catalog, cacheTtlMs: 0, now }),
       catalog,
+      iconVersions: icons.versionsBySlug,
       cache: createSiteCache({
         ttlMs: deps.config.siteCacheTtlMs,
         revisionCheckMs: SITE_REVISION_CHECK_MS,
@@ -99,7 +104,7 @@ export type Services = ReturnType<typeof createServices>;
 
 /** Builds the tool directory's Express app. It never listens. */
 export function createApp(deps: AppDeps, services: Services = createServices(deps)): express.Express {
-  const { metrics, directory, site, ads, admit } = services;
+  const { metrics, directory, site, ads, admit, icons } = services;
   const readiness = createReadiness(deps.db, deps.limiter);
 
   const app = express();
@@ -126,6 +131,8 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
 
+  // Tools' icons, stored by the icon job and served from here (not counted against a visitor's limit: a page has dozens).
+  app.use(createIconRoutes(icons));
   app.use(createSiteRoutes({ site, admit, assets: loadSiteAssets(), publicBaseUrl: deps.config.publicBaseUrl }));
   app.use(notFound);
   app.use(errorMiddleware);

@@ -13,6 +13,7 @@ import { createMetrics, type Metrics } from './metrics/metrics';
 import { openRedis, waitForRedis } from './ratelimit/redis-connection';
 import { createRequestLimiter } from './ratelimit/request-limiter';
 import { migrationSource } from './db/migration-source';
+import { fetcherSettings } from './outbound/fetcher';
 
 /** Opens the db, migrates, connects Redis (when configured) and builds the app; does not listen. */
 export async function openToolsService(
@@ -53,7 +54,7 @@ export async function openToolsService(
     if (claim?.claimed) {
       const open = db;
       adminServer = await serveAdminCommands(claim.adminSocket, (argv, print) =>
-        runAdminCommand(argv, { db: open, limiter, keyVersion, defaultRateLimitPerHour: config.defaultRateLimitPerHour, ...print }),
+        runAdminCommand(argv, { db: open, limiter, keyVersion, defaultRateLimitPerHour: config.defaultRateLimitPerHour, outbound: fetcherSettings(config), iconRefreshDays: config.iconRefreshDays, ...print }),
       );
     }
     const opened = db;

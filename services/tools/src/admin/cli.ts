@@ -7,6 +7,7 @@ import { createRequestLimiter } from '../ratelimit/request-limiter';
 import { memoryKeyVersion, redisKeyVersion } from '../auth/key-version';
 import { ADMIN_HELP, runAdminCommand } from './commands';
 import { migrationSource } from '../db/migration-source';
+import { fetcherSettings } from '../outbound/fetcher';
 
 export interface Printer {
   out(line: string): void;
@@ -50,7 +51,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: Prin
       if (redis) await waitForRedis(redis, 2000);
       // An embedded database is claimed by this CLI: no running process has cached keys to invalidate.
       const keyVersion = redis ? redisKeyVersion(redis, config.rateLimitKeyPrefix) : target.kind === 'postgres' ? undefined : memoryKeyVersion();
-      return await runAdminCommand(argv, { db, limiter, keyVersion, defaultRateLimitPerHour: config.defaultRateLimitPerHour, ...print });
+      return await runAdminCommand(argv, { db, limiter, keyVersion, defaultRateLimitPerHour: config.defaultRateLimitPerHour, outbound: fetcherSettings(config), iconRefreshDays: config.iconRefreshDays, ...print });
     } finally {
       redis?.disconnect();
       await db.destroy();

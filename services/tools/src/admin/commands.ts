@@ -13,6 +13,8 @@ import { createSettingsRepository } from '../ads/settings-repository';
 import { ADS_SETTING_KEY } from '../ads/ads-service';
 import type { RequestLimiter } from '../ratelimit/request-limiter';
 import { ensureDemoData } from '../demo';
+import type { FetcherOptions } from '../outbound/fetcher';
+import { ICON_HELP, OutboundCommandError, runIconCommand } from './icon-commands';
 
 export const ADMIN_HELP = `Tool directory admin
 
@@ -45,6 +47,8 @@ Mini-program ads
   ads:set <file.json>                             store the ads config (validated; see openapi.yaml AdsConfig)
   ads:show                                        print the config served now
 
+${ICON_HELP}
+
 Demo
   demo:seed                                       import the sample dataset if there are no tools; create key "demo" if absent
 
@@ -64,6 +68,9 @@ export interface AdminContext {
    * their cached entry expires.
    */
   keyVersion?: KeyVersion;
+  /** Settings of the outbound fetcher (icons, link checks); absent: the defaults, public addresses only. */
+  outbound?: FetcherOptions;
+  iconRefreshDays?: number;
   out(line: string): void;
   err(line: string): void;
 }
@@ -272,6 +279,9 @@ export async function runAdminCommand(argv: string[], ctx: AdminContext): Promis
         return 0;
       }
       default:
+        if (command?.startsWith('icons:')) {
+          return await runIconCommand(command, rest, { db: ctx.db, outbound: ctx.outbound ?? {}, iconRefreshDays: ctx.iconRefreshDays ?? 30, out: ctx.out, err: ctx.err });
+        }
         throw new UsageError(command ? `unknown command "${command}"` : 'missing command');
     }
   } catch (error) {
@@ -279,6 +289,11 @@ export async function runAdminCommand(argv: string[], ctx: AdminContext): Promis
       ctx.err(`error: ${(error as Error).message}`);
       ctx.err('run with --help for usage');
       return 2;
+    }
+    if (error instanceof OutboundCommandError) {
+      ctx.err(`error: ${error.message}`);
+      if (error.status === 2) ctx.err('run with --help for usage');
+      return error.status;
     }
     if (error instanceof CommandError || error instanceof ImportFormatError) {
       ctx.err(`error: ${error.message}`);

@@ -48,6 +48,15 @@ export interface Fetcher {
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 export const DEFAULT_USER_AGENT = 'Mozilla/5.0 (compatible; ToolDirectoryBot/1.0)';
 
+/** The fetcher's settings from the service's config; the User-Agent names the site, so owners can tell who asks. */
+export function fetcherSettings(config: { outboundAllowCidrs: FetcherOptions['allowCidrs']; outboundTimeoutMs: number; publicBaseUrl: string | undefined }): FetcherOptions {
+  return {
+    allowCidrs: config.outboundAllowCidrs,
+    timeoutMs: config.outboundTimeoutMs,
+    userAgent: config.publicBaseUrl ? `Mozilla/5.0 (compatible; ToolDirectoryBot/1.0; +${config.publicBaseUrl}/)` : DEFAULT_USER_AGENT,
+  };
+}
+
 function checkedUrl(policy: AddressPolicy, raw: string, base?: URL): URL {
   let url: URL;
   try {

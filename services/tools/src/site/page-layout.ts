@@ -10,6 +10,8 @@ export interface PageContext {
   /** Origin of absolute URLs (canonical, Open Graph, sitemap), without a trailing slash. */
   baseUrl: string;
   assets: SiteAssets;
+  /** Our own URL of a tool's stored icon, by slug; none: the letter avatar alone. */
+  iconUrl?: (slug: string) => string | undefined;
 }
 
 export interface PageShell {

@@ -16,23 +16,23 @@ function avatarHue(slug: string): number {
 }
 
 /**
- * A tool's icon: a letter avatar, with the imported icon (http(s) only) lazy-loaded over it. When the
- * icon fails, site.js removes it and the letter stays; without JavaScript a failed icon with an empty alt
- * shows nothing, so the letter stays too.
+ * A tool's icon: a letter avatar, with the icon we stored for it (served from our own origin, see
+ * icons/) lazy-loaded over it. A tool without a stored icon gets no <img> at all, so no broken-image
+ * glyph can cover the letter, with or without JavaScript.
  */
-function toolIcon(tool: Tool, size: 'small' | 'large' = 'small'): Html {
-  const icon = httpUrl(tool.icon);
+function toolIcon(context: PageContext, tool: Tool, size: 'small' | 'large' = 'small'): Html {
+  const icon = context.iconUrl?.(tool.slug);
   const pixels = size === 'large' ? 64 : 40;
   const letter = [...tool.name.trim()][0]?.toUpperCase() ?? '?';
   return html`<span class="tool-icon tool-icon--${size} hue-${avatarHue(tool.slug)}" data-letter="${letter}" aria-hidden="true">${
-    icon ? html`<img src="${icon}" alt="" width="${pixels}" height="${pixels}" loading="lazy" decoding="async" referrerpolicy="no-referrer">` : null
+    icon ? html`<img src="${icon}" alt="" width="${pixels}" height="${pixels}" loading="lazy" decoding="async">` : null
   }</span>`;
 }
 
 function toolCard(context: PageContext, tool: Tool, options: { showCategory?: boolean } = {}): Html {
   const { lang } = context;
   return html`<li class="tool-card">
-  ${toolIcon(tool)}
+  ${toolIcon(context, tool)}
   <div class="tool-card__body">
     <h3 class="tool-card__name"><a class="tool-card__link" href="${pageUrl(lang, { kind: 'tool', slug: tool.slug })}">${tool.name}</a>${
       tool.is_featured ? html` <span class="badge" title="${context.text.featured}">★</span>` : null
@@ -104,7 +104,7 @@ ${popular.length > 0
   <ol class="ranking">${popular.map(
     (tool, index) => html`<li class="ranking__item">
     <span class="ranking__place" aria-hidden="true">${index + 1}</span>
-    ${toolIcon(tool)}
+    ${toolIcon(context, tool)}
     <a class="ranking__name" href="${pageUrl(lang, { kind: 'tool', slug: tool.slug })}">${tool.name}</a>
     <span class="ranking__category">${tool.category_name}</span>
     <span class="ranking__visits">${text.visitCount(formatNumber(lang, tool.visits))}</span>
@@ -159,7 +159,7 @@ export function renderTool(context: PageContext, data: ToolPageData): string {
     ])}
 <article class="tool">
   <div class="tool__head">
-    ${toolIcon(tool, 'large')}
+    ${toolIcon(context, tool, 'large')}
     <div class="tool__title-block">
       <h1 class="tool__name">${tool.name}${tool.is_featured ? html` <span class="badge">${text.featured}</span>` : null}</h1>
       <p class="tool__meta"><span>${text.category}: <a href="${categoryHref}">${tool.category.name}</a></span><span>${text.visitCount(formatNumber(lang, tool.visits))}</span><span>${text.updatedAt(formatDate(tool.updated_at))}</span></p>

@@ -1,6 +1,7 @@
 import { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import { requestLog } from '@platform/kit';
 import type { AccessControl } from '../auth/access-control';
+import { iconUrl } from '../icons/icon-routes';
 import { AppError, notFound } from '../errors/app-error';
 import type { PageContext } from './page-layout';
 import { renderCategory, renderError, renderHome, renderSearch, renderTool } from './pages';
@@ -13,13 +14,13 @@ import { renderPagesSitemap, renderRobots, renderSitemapIndex, renderToolsSitema
 
 /**
  * No inline script or style anywhere: scripts and styles come only from this origin (the hashed files
- * under /assets/), and the only cross-origin loads are the tools' icons.
+ * under /assets/), and images too: tools' icons are served from here (/icons/), never from their sites.
  */
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self' https: http:",
+  "img-src 'self'",
   "connect-src 'self'",
   "form-action 'self'",
   "base-uri 'none'",
@@ -68,7 +69,14 @@ export function createSiteRoutes(deps: SiteRoutesDeps): Router {
     const host = req.headers.host ?? '';
     return `${req.protocol}://${HOST_HEADER.test(host) ? host : 'localhost'}`;
   };
-  const contextOf = (req: Request, lang: Lang): PageContext => ({ lang, text: SITE_TEXT[lang], baseUrl: baseUrlOf(req), assets });
+  const contextOf = (req: Request, lang: Lang): PageContext => {
+    const icons = req.res?.locals.iconVersions as ReadonlyMap<string, string> | undefined;
+    const iconUrlOf = (slug: string) => {
+      const version = icons?.get(slug);
+      return version ? iconUrl(slug, version) : undefined;
+    };
+    return { lang, text: SITE_TEXT[lang], baseUrl: baseUrlOf(req), assets, iconUrl: iconUrlOf };
+  };
   const sendPage = (res: Response, lang: Lang, status: number, body: string, cacheControl: string) => {
     res.set('Content-Language', SITE_TEXT[lang].htmlLang);
     sendText(res, status, 'text/html; charset=utf-8', body, cacheControl);
@@ -107,6 +115,11 @@ export function createSiteRoutes(deps: SiteRoutesDeps): Router {
     next();
   };
   router.use(limit);
+  // Which tools have an icon of ours, for the pages below (a cached map, read once per catalog change).
+  router.use(async (req, res, next) => {
+    if (!isApiPath(req.path)) res.locals.iconVersions = await site.iconVersions();
+    next();
+  });
 
   router.get('/sitemap.xml', async (req, res) => {
     res.locals.metricsRoute = 'site_sitemap';

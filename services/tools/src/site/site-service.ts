@@ -38,7 +38,13 @@ export interface SitemapData {
  * ranking) as the API, cached in `cache` (see site-cache.ts). `directory` must not cache on its own:
  * the site cache is the one that knows when the catalog changed.
  */
-export function createSiteService(deps: { directory: DirectoryService; catalog: CatalogRepository; cache: SiteCache }) {
+export function createSiteService(deps: {
+  directory: DirectoryService;
+  catalog: CatalogRepository;
+  cache: SiteCache;
+  /** slug -> version of the stored icons (icons/); none: every tool shows its letter avatar. */
+  iconVersions?: () => Promise<ReadonlyMap<string, string>>;
+}) {
   const { directory, catalog, cache } = deps;
   const categories = () => cache.get('categories', () => directory.categories());
 
@@ -82,6 +88,11 @@ export function createSiteService(deps: { directory: DirectoryService; catalog: 
     },
 
     categories,
+
+    /** Which tools have a stored icon; cached like page data (a stored icon moves the catalog revision). */
+    iconVersions(): Promise<ReadonlyMap<string, string>> {
+      return deps.iconVersions ? cache.get('icon-versions', deps.iconVersions) : Promise.resolve(new Map());
+    },
 
     /**
      * The address to send a visitor to, counting one visit when `count` (one atomic UPDATE … RETURNING).
