@@ -51,7 +51,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: Prin
       if (redis) await waitForRedis(redis, 2000);
       // An embedded database is claimed by this CLI: no running process has cached keys to invalidate.
       const keyVersion = redis ? redisKeyVersion(redis, config.rateLimitKeyPrefix) : target.kind === 'postgres' ? undefined : memoryKeyVersion();
-      return await runAdminCommand(argv, { db, limiter, keyVersion, defaultRateLimitPerHour: config.defaultRateLimitPerHour, outbound: fetcherSettings(config), iconRefreshDays: config.iconRefreshDays, ...print });
+      return await runAdminCommand(argv, { db, limiter, keyVersion, defaultRateLimitPerHour: config.defaultRateLimitPerHour, outbound: fetcherSettings(config), iconRefreshDays: config.iconRefreshDays, linkCheckIntervalHours: config.linkCheckIntervalHours, ...print });
     } finally {
       redis?.disconnect();
       await db.destroy();

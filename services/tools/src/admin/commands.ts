@@ -15,6 +15,7 @@ import type { RequestLimiter } from '../ratelimit/request-limiter';
 import { ensureDemoData } from '../demo';
 import type { FetcherOptions } from '../outbound/fetcher';
 import { ICON_HELP, OutboundCommandError, runIconCommand } from './icon-commands';
+import { LINK_HELP, runLinkCommand } from './link-commands';
 
 export const ADMIN_HELP = `Tool directory admin
 
@@ -49,6 +50,8 @@ Mini-program ads
 
 ${ICON_HELP}
 
+${LINK_HELP}
+
 Demo
   demo:seed                                       import the sample dataset if there are no tools; create key "demo" if absent
 
@@ -71,6 +74,9 @@ export interface AdminContext {
   /** Settings of the outbound fetcher (icons, link checks); absent: the defaults, public addresses only. */
   outbound?: FetcherOptions;
   iconRefreshDays?: number;
+  linkCheckIntervalHours?: number;
+  /** Pauses before a failing link is retried; tests shorten them. */
+  linkRetryDelaysMs?: number[];
   out(line: string): void;
   err(line: string): void;
 }
@@ -279,8 +285,10 @@ export async function runAdminCommand(argv: string[], ctx: AdminContext): Promis
         return 0;
       }
       default:
-        if (command?.startsWith('icons:')) {
-          return await runIconCommand(command, rest, { db: ctx.db, outbound: ctx.outbound ?? {}, iconRefreshDays: ctx.iconRefreshDays ?? 30, out: ctx.out, err: ctx.err });
+        if (command?.startsWith('icons:') || command?.startsWith('links:')) {
+          const outbound = { db: ctx.db, outbound: ctx.outbound ?? {}, iconRefreshDays: ctx.iconRefreshDays ?? 30, out: ctx.out, err: ctx.err };
+          if (command.startsWith('icons:')) return await runIconCommand(command, rest, outbound);
+          return await runLinkCommand(command, rest, { ...outbound, linkCheckIntervalHours: ctx.linkCheckIntervalHours ?? 24, retryDelaysMs: ctx.linkRetryDelaysMs });
         }
         throw new UsageError(command ? `unknown command "${command}"` : 'missing command');
     }
