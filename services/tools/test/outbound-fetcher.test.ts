@@ -117,6 +117,23 @@ describe('outbound fetcher', () => {
     expect(response.body.toString()).toBe(`host public.test:${target.port}`);
   });
 
+  it('when a name would rebind to loopback after its check, then the connection still goes to the address checked (one resolution per connection)', async () => {
+    const outside = await site((_req, res) => res.end('public'));
+    // The same port on 127.0.0.1: were the name resolved again at connect time, this one would answer.
+    const inside = await site((_req, res) => res.end('internal'), '127.0.0.1', outside.port);
+    const answers: string[] = [];
+    // A rebinding DNS server: the first answer passes the check, every later one points inside.
+    const rebinding: Resolver = async () => {
+      const address = answers.length === 0 ? PUBLIC_TEST_HOST : '127.0.0.1';
+      answers.push(address);
+      return [{ address, family: 4 }];
+    };
+    const response = await fetcher({ resolve: rebinding }).fetch({ url: `http://rebinding.test:${outside.port}/`, maxBytes: 100 });
+    expect(response.body.toString()).toBe('public');
+    expect(answers).toEqual([PUBLIC_TEST_HOST]);
+    expect(inside.requests).toEqual([]);
+  });
+
   it('when redirects go on past the limit, then the fetch stops at the limit', async () => {
     const loop = await site((req, res) => res.writeHead(301, { location: `/hop${Number(req.url!.slice(4) || 0) + 1}` }).end());
     expect(await failureOf(fetcher({ maxRedirects: 3 }).fetch({ url: `${loop.origin}/hop0`, maxBytes: 1000 }))).toBe('too-many-redirects');

@@ -20,7 +20,7 @@ export interface LoopbackSite {
   close(): Promise<void>;
 }
 
-export async function startSite(handler: http.RequestListener, host = PUBLIC_TEST_HOST): Promise<LoopbackSite> {
+export async function startSite(handler: http.RequestListener, host = PUBLIC_TEST_HOST, port = 0): Promise<LoopbackSite> {
   const requests: string[] = [];
   const closeWaiters: Array<() => void> = [];
   const server = http.createServer((req, res) => {
@@ -28,11 +28,11 @@ export async function startSite(handler: http.RequestListener, host = PUBLIC_TES
     handler(req, res);
   });
   server.on('connection', (socket) => socket.on('close', () => closeWaiters.splice(0).forEach((resolve) => resolve())));
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  const listening = (server.address() as AddressInfo).port;
   return {
-    origin: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
-    port,
+    origin: `http://${host.includes(':') ? `[${host}]` : host}:${listening}`,
+    port: listening,
     requests,
     nextClose: () => new Promise<void>((resolve) => closeWaiters.push(resolve)),
     close: () =>
