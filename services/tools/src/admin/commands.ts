@@ -13,9 +13,7 @@ import { createSettingsRepository } from '../ads/settings-repository';
 import { ADS_SETTING_KEY } from '../ads/ads-service';
 import type { RequestLimiter } from '../ratelimit/request-limiter';
 import { ensureDemoData } from '../demo';
-import type { FetcherOptions } from '../outbound/fetcher';
-import { ICON_HELP, OutboundCommandError, runIconCommand } from './icon-commands';
-import { LINK_HELP, runLinkCommand } from './link-commands';
+import { ICON_HELP, isOutboundCommand, LINK_HELP, runOutboundCommand, type OutboundCommandContext } from './outbound-commands';
 
 export const ADMIN_HELP = `Tool directory admin
 
@@ -60,7 +58,7 @@ Exit status: 0 success, 1 failure (message on stderr), 2 usage error.`;
 export class UsageError extends Error {}
 export class CommandError extends Error {}
 
-export interface AdminContext {
+export interface AdminContext extends Omit<OutboundCommandContext, 'db' | 'out' | 'err'> {
   db: Knex;
   /** Present when REDIS_URL is configured: lets key:list show the current hour's usage. */
   limiter?: RequestLimiter;
@@ -71,12 +69,6 @@ export interface AdminContext {
    * their cached entry expires.
    */
   keyVersion?: KeyVersion;
-  /** Settings of the outbound fetcher (icons, link checks); absent: the defaults, public addresses only. */
-  outbound?: FetcherOptions;
-  iconRefreshDays?: number;
-  linkCheckIntervalHours?: number;
-  /** Pauses before a failing link is retried; tests shorten them. */
-  linkRetryDelaysMs?: number[];
   out(line: string): void;
   err(line: string): void;
 }
@@ -285,11 +277,7 @@ export async function runAdminCommand(argv: string[], ctx: AdminContext): Promis
         return 0;
       }
       default:
-        if (command?.startsWith('icons:') || command?.startsWith('links:')) {
-          const outbound = { db: ctx.db, outbound: ctx.outbound ?? {}, iconRefreshDays: ctx.iconRefreshDays ?? 30, out: ctx.out, err: ctx.err };
-          if (command.startsWith('icons:')) return await runIconCommand(command, rest, outbound);
-          return await runLinkCommand(command, rest, { ...outbound, linkCheckIntervalHours: ctx.linkCheckIntervalHours ?? 24, retryDelaysMs: ctx.linkRetryDelaysMs });
-        }
+        if (isOutboundCommand(command)) return await runOutboundCommand(command, rest, ctx);
         throw new UsageError(command ? `unknown command "${command}"` : 'missing command');
     }
   } catch (error) {
@@ -297,11 +285,6 @@ export async function runAdminCommand(argv: string[], ctx: AdminContext): Promis
       ctx.err(`error: ${(error as Error).message}`);
       ctx.err('run with --help for usage');
       return 2;
-    }
-    if (error instanceof OutboundCommandError) {
-      ctx.err(`error: ${error.message}`);
-      if (error.status === 2) ctx.err('run with --help for usage');
-      return error.status;
     }
     if (error instanceof CommandError || error instanceof ImportFormatError) {
       ctx.err(`error: ${error.message}`);
