@@ -69,7 +69,7 @@ describe('icon images', () => {
     for (const [format, bytes, width] of inputs) {
       expect(sniffIconFormat(bytes)).toBe(format);
       const { png } = await renderIcon(bytes);
-      expect({ format, ...(await sharp(png).metadata()) }).toMatchObject({ format: 'png', width });
+      expect({ input: format, ...(await sharp(png).metadata()) }).toMatchObject({ input: format, format: 'png', width });
     }
     const { data } = await sharp((await renderIcon(bmpIco())).png).raw().toBuffer({ resolveWithObject: true });
     expect([...data.subarray(0, 4)]).toEqual([0xee, 0x88, 0x22, 0xff]);

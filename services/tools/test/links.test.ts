@@ -93,8 +93,13 @@ describe('link checks', () => {
     await addTool('refused', `http://${PUBLIC_TEST_HOST}:${closed.port}/`);
     await addTool('private', 'http://127.0.0.1:9/');
     await addTool('metadata', 'http://169.254.169.254/latest/meta-data/');
+    await addTool('no-name', 'https://no-such-host.test/');
+    // Names resolve through this hook (every other tool here is an address): this one does not exist.
+    const nxdomain = async (hostname: string) => {
+      throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+    };
 
-    expect(await checkAll({ timeoutMs: 500 })).toEqual({
+    expect(await checkAll({ timeoutMs: 500, resolve: nxdomain })).toEqual({
       fine: ['ok', 'ok', 200],
       'no-head': ['ok', 'ok', 200],
       missing: ['broken', 'http_404', 404],
@@ -106,6 +111,7 @@ describe('link checks', () => {
       refused: ['broken', 'refused', null],
       private: ['broken', 'private_address', null],
       metadata: ['broken', 'private_address', null],
+      'no-name': ['broken', 'dns', null],
     });
     // HEAD first, GET when HEAD fails; a 404 is asked three times (two retries); a blocking site once.
     expect(fine.requests).toEqual(['HEAD /']);
@@ -115,14 +121,14 @@ describe('link checks', () => {
     expect(silent.requests).toEqual(['HEAD /', 'HEAD /', 'HEAD /']);
 
     const links = createLinkRepository(harness.db);
-    expect((await links.listLinkHealth({ status: 'broken' })).map((row) => row.slug)).toEqual(['missing', 'gone', 'refused', 'private', 'metadata']);
-    expect(await links.countByStatus()).toEqual({ ok: 2, broken: 5, unknown: 4 });
+    expect((await links.listLinkHealth({ status: 'broken' })).map((row) => row.slug)).toEqual(['missing', 'gone', 'refused', 'private', 'metadata', 'no-name']);
+    expect(await links.countByStatus()).toEqual({ ok: 2, broken: 6, unknown: 4 });
     const [fineHealth] = (await links.listLinkHealth({ status: 'ok' })).filter((row) => row.slug === 'fine');
     expect(fineHealth).toMatchObject({ consecutiveFailures: 0, lastOkAt: clock, checkedAt: clock });
     // Due again after the interval when ok (24 h), after a quarter of it when not.
     expect(await links.dueTargets(new Date('2026-11-27T17:59:00Z'), 100)).toEqual([]);
     expect((await links.dueTargets(new Date('2026-11-27T18:00:00Z'), 100)).map((target) => target.slug).sort()).toEqual(
-      ['missing', 'gone', 'walled', 'challenged', 'throttled', 'silent', 'refused', 'private', 'metadata'].sort(),
+      ['missing', 'gone', 'walled', 'challenged', 'throttled', 'silent', 'refused', 'private', 'metadata', 'no-name'].sort(),
     );
   }, 30_000);
 
