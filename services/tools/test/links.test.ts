@@ -99,7 +99,7 @@ describe('link checks', () => {
       throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
     };
 
-    expect(await checkAll({ timeoutMs: 500, resolve: nxdomain })).toEqual({
+    expect(await checkAll({ timeoutMs: 1500, resolve: nxdomain })).toEqual({
       fine: ['ok', 'ok', 200],
       'no-head': ['ok', 'ok', 200],
       missing: ['broken', 'http_404', 404],
