@@ -20,6 +20,8 @@ import { createEditorsRepository } from './editors/editors-repository';
 import type { ToolsConfig } from './config';
 import { API_PATH, createDirectoryHandler } from './http/directory-routes';
 import { errorMiddleware, notFound } from './http/error-middleware';
+import { createIconRepository } from './icons/icon-repository';
+import { createIconRoutes } from './icons/icon-routes';
 import { createMetrics, type Metrics } from './metrics/metrics';
 import type { RequestLimiter } from './ratelimit/request-limiter';
 import { loadSiteAssets } from './site/site-assets';
@@ -79,8 +81,10 @@ export function createServices(deps: AppDeps) {
   const metrics = deps.metrics ?? createMetrics();
   const catalog = createCatalogRepository(deps.db);
   const revision = createRevisionWatch({ readRevision: catalog.catalogRevision, checkMs: REVISION_CHECK_MS, now });
+  const icons = createIconRepository(deps.db);
   return {
     metrics,
+    icons,
     directory: createDirectoryService({
       catalog,
       cacheTtlMs: deps.config.statsCacheTtlMs,
@@ -94,6 +98,7 @@ export function createServices(deps: AppDeps) {
       directory: createDirectoryService({ catalog, cacheTtlMs: 0, now }),
       catalog,
       queries: createSiteQueries(deps.db),
+      iconVersions: icons.versionsBySlug,
       cache: createSiteCache({
         ttlMs: deps.config.siteCacheTtlMs,
         // The watch reads the database at most once per REVISION_CHECK_MS; asking it is free.
@@ -135,7 +140,7 @@ export type Services = ReturnType<typeof createServices>;
 
 /** Builds the tool directory's Express app. It never listens. */
 export function createApp(deps: AppDeps, services: Services = createServices(deps)): express.Express {
-  const { metrics, directory, site, ads, admit, editors } = services;
+  const { metrics, directory, site, ads, admit, editors, icons } = services;
   const siteAssets = loadSiteAssets();
   const readiness = createReadiness(deps.db, deps.limiter);
 
@@ -165,6 +170,8 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
 
   // The editors' admin before the website: its pages are not counted against a visitor's limit (sign-in has its own).
   app.use('/admin', createAdminRoutes({ ...editors, siteAssets }));
+  // Tools' icons, stored by the icon job and served from here (not counted against a visitor's limit: a page has dozens).
+  app.use(createIconRoutes(icons));
   app.use(createSiteRoutes({ site, admit, assets: siteAssets, publicBaseUrl: deps.config.publicBaseUrl }));
   app.use(notFound);
   app.use(errorMiddleware);

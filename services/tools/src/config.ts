@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseCidrList } from './outbound/address-policy';
 import { DATABASE_URL_FORMAT, DEFAULT_TRUSTED_PROXIES, databaseTarget, parseTrustedProxies, type DatabaseTarget } from '@platform/kit';
 
 const positiveInt = (fallback: number) =>
@@ -61,6 +62,32 @@ const trustedProxiesFromEnv = z
     }
   });
 
+/** on/off switches: unset keeps the default. */
+const onOff = (fallback: boolean) =>
+  z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      const value = raw?.trim().toLowerCase();
+      if (value === undefined || value === '') return fallback;
+      if (['on', 'true', '1', 'yes'].includes(value)) return true;
+      if (['off', 'false', '0', 'no'].includes(value)) return false;
+      ctx.addIssue({ code: 'custom', message: `must be on or off, got "${raw}"` });
+      return z.NEVER;
+    });
+
+const cidrList = z
+  .string()
+  .optional()
+  .transform((raw, ctx) => {
+    try {
+      return parseCidrList(raw ?? '');
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
+    }
+  });
+
 const schema = z.object({
   NODE_ENV: z.string().default('development'),
   PORT: nonNegativeInt(3002).refine((port) => port <= 65535, 'must be at most 65535'),
@@ -86,6 +113,12 @@ const schema = z.object({
     .transform((url) => (url === undefined || url.trim() === '' ? undefined : url.trim().replace(/\/+$/, '')))
     .refine((url) => url === undefined || isHttpOrigin(url), 'must be an http(s) origin without a path, e.g. https://tools.example.com (the website lives at /)'),
   TRUSTED_PROXIES: trustedProxiesFromEnv,
+  OUTBOUND_ALLOW_CIDRS: cidrList,
+  OUTBOUND_TIMEOUT_MS: positiveInt(15000).refine((ms) => ms <= 120_000, 'must be at most 120000'),
+  ICON_FETCH: onOff(true),
+  ICON_REFRESH_DAYS: positiveInt(30),
+  LINK_CHECK: onOff(true),
+  LINK_CHECK_INTERVAL_HOURS: positiveInt(24),
 }).superRefine((env, ctx) => {
   if (env.NODE_ENV === 'production' && placeholderPassword(env.DATABASE_URL)) {
     ctx.addIssue({ code: 'custom', path: ['DATABASE_URL'], message: 'has the placeholder password from .env.example: set POSTGRES_PASSWORD to a real one' });
@@ -117,6 +150,21 @@ export interface ToolsConfig {
   readonly publicBaseUrl: string | undefined;
   /** The peers whose X-Forwarded-For names the client (Express's `trust proxy`); anyone else is the client. */
   readonly trustedProxies: readonly string[];
+  /**
+   * Address ranges outbound fetches (icons, link checks) may reach although they are not public. For
+   * tests that start sites on loopback only: in production it would reopen the SSRF door. Empty by default.
+   */
+  readonly outboundAllowCidrs: ReturnType<typeof parseCidrList>;
+  /** The whole of one outbound fetch (redirects, headers, body) must finish within this. */
+  readonly outboundTimeoutMs: number;
+  /** Whether this process fetches tools' icons in the background (one replica at a time). */
+  readonly iconFetch: boolean;
+  /** A stored icon is fetched again after this many days. */
+  readonly iconRefreshDays: number;
+  /** Whether this process checks tools' links in the background (one replica at a time). */
+  readonly linkCheck: boolean;
+  /** Each tool's link is checked again after this many hours. */
+  readonly linkCheckIntervalHours: number;
 }
 
 /** Parses the environment once into a frozen config; throws a one-line Error naming the bad variable. */
@@ -147,5 +195,11 @@ export function loadConfig(env: Record<string, string | undefined>): ToolsConfig
     siteCacheTtlMs: parsed.SITE_CACHE_TTL_MS,
     publicBaseUrl: parsed.PUBLIC_BASE_URL,
     trustedProxies: parsed.TRUSTED_PROXIES,
+    outboundAllowCidrs: parsed.OUTBOUND_ALLOW_CIDRS,
+    outboundTimeoutMs: parsed.OUTBOUND_TIMEOUT_MS,
+    iconFetch: parsed.ICON_FETCH,
+    iconRefreshDays: parsed.ICON_REFRESH_DAYS,
+    linkCheck: parsed.LINK_CHECK,
+    linkCheckIntervalHours: parsed.LINK_CHECK_INTERVAL_HOURS,
   });
 }

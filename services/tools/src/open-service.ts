@@ -13,6 +13,8 @@ import { createMetrics, type Metrics } from './metrics/metrics';
 import { openRedis, waitForRedis } from './ratelimit/redis-connection';
 import { createRequestLimiter } from './ratelimit/request-limiter';
 import { migrationSource } from './db/migration-source';
+import { fetcherSettings } from './outbound/fetcher';
+import { startBackgroundJobs } from './jobs/background-jobs';
 
 /** Opens the db, migrates, connects Redis (when configured) and builds the app; does not listen. */
 export async function openToolsService(
@@ -53,9 +55,19 @@ export async function openToolsService(
     if (claim?.claimed) {
       const open = db;
       adminServer = await serveAdminCommands(claim.adminSocket, (argv, print, input) =>
-        runAdminCommand(argv, { db: open, limiter, keyVersion, defaultRateLimitPerHour: config.defaultRateLimitPerHour, input, ...print }),
+        runAdminCommand(argv, { db: open, limiter, keyVersion, defaultRateLimitPerHour: config.defaultRateLimitPerHour, outbound: fetcherSettings(config), iconRefreshDays: config.iconRefreshDays, linkCheckIntervalHours: config.linkCheckIntervalHours, input, ...print }),
       );
     }
+    // Icons and link checks: each replica runs the loop, a lease row lets one at a time do the work.
+    const jobs = startBackgroundJobs({
+      db,
+      logger,
+      fetcher: fetcherSettings(config),
+      iconFetch: config.iconFetch,
+      iconRefreshDays: config.iconRefreshDays,
+      linkCheck: config.linkCheck,
+      linkCheckIntervalHours: config.linkCheckIntervalHours,
+    });
     const opened = db;
     let closed = false;
     return {
@@ -66,6 +78,7 @@ export async function openToolsService(
       async close() {
         if (closed) return;
         closed = true;
+        await jobs.stop();
         await adminServer?.close();
         if (redis) {
           try {

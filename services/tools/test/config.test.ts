@@ -21,6 +21,12 @@ describe('loadConfig', () => {
       siteCacheTtlMs: 60000,
       publicBaseUrl: undefined,
       trustedProxies: ['loopback', 'uniquelocal'],
+      outboundAllowCidrs: [],
+      outboundTimeoutMs: 15000,
+      iconFetch: true,
+      iconRefreshDays: 30,
+      linkCheck: true,
+      linkCheckIntervalHours: 24,
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -57,6 +63,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ TRUSTED_PROXIES: '' }).trustedProxies).toEqual(['loopback', 'uniquelocal']);
   });
 
+  it('when the outbound and background-job variables are given, then each is parsed', () => {
+    const config = loadConfig({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8, ::1/128', OUTBOUND_TIMEOUT_MS: '5000', ICON_FETCH: 'off', ICON_REFRESH_DAYS: '7', LINK_CHECK: 'false', LINK_CHECK_INTERVAL_HOURS: '6' });
+    expect(config.outboundAllowCidrs.map(([address, bits]) => `${address.toString()}/${bits}`)).toEqual(['127.0.0.0/8', '::1/128']);
+    expect(config).toMatchObject({ outboundTimeoutMs: 5000, iconFetch: false, iconRefreshDays: 7, linkCheck: false, linkCheckIntervalHours: 6 });
+  });
+
   it.each<[Record<string, string>, string]>([
     [{ PORT: 'eighty' }, 'PORT must be a non-negative integer, got "eighty"'],
     [{ PORT: '70000' }, 'PORT must be at most 65535'],
@@ -68,6 +80,8 @@ describe('loadConfig', () => {
     [{ SHUTDOWN_TIMEOUT_MS: '-1' }, 'SHUTDOWN_TIMEOUT_MS must be a positive integer, got "-1"'],
     [{ SHUTDOWN_TIMEOUT_MS: '9999999999' }, 'SHUTDOWN_TIMEOUT_MS must be at most 2147483647'],
     [{ SITE_CACHE_TTL_MS: 'soon' }, 'SITE_CACHE_TTL_MS must be a non-negative integer, got "soon"'],
+    [{ OUTBOUND_ALLOW_CIDRS: '127.0.0.1' }, 'OUTBOUND_ALLOW_CIDRS "127.0.0.1" is not a CIDR range such as 127.0.0.0/8 or ::1/128'],
+    [{ ICON_FETCH: 'maybe' }, 'ICON_FETCH must be on or off, got "maybe"'],
     [{ TRUSTED_PROXIES: 'nginx' }, 'TRUSTED_PROXIES must be a comma-separated list of proxy addresses, CIDR ranges, loopback, linklocal or uniquelocal: "nginx" is none of them'],
     [{ TRUSTED_PROXIES: '10.0.0.0/33' }, 'TRUSTED_PROXIES must be a comma-separated list of proxy addresses, CIDR ranges, loopback, linklocal or uniquelocal: "10.0.0.0/33" is none of them'],
     [{ TRUSTED_PROXIES: 'loopback,,10.1.2.3' }, 'TRUSTED_PROXIES must be a comma-separated list of proxy addresses, CIDR ranges, loopback, linklocal or uniquelocal: "" is none of them'],

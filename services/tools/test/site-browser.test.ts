@@ -13,15 +13,13 @@ import request from 'supertest';
 import { createCatalogRepository } from '../src/catalog/catalog-repository';
 import { importCatalog } from '../src/catalog/importer';
 import { sampleDatasetPath } from '../src/demo';
+import { createIconRepository } from '../src/icons/icon-repository';
+import { renderIcon } from '../src/icons/icon-image';
 import { describeWithChromium, launchChromium } from './support/browser';
-import { importJson, openHarness, type Harness } from './support/harness';
+import { openHarness, type Harness } from './support/harness';
 
 const AXE_SOURCE_PATH = require.resolve('axe-core/axe.min.js');
-/**
- * The one icon the test serves (set on vscode below); every other icon fails, as an unreachable one does.
- * Not a `/favicon.ico` URL: headless Chromium fetches those itself, past the test's request routing.
- */
-const SERVED_ICON = 'https://icons.example.test/vscode.svg';
+/** The one icon stored (for vscode, below), as the icon job would have stored it; every other tool has none. */
 const CLOCK_START = Date.parse('2026-11-27T12:00:00Z');
 /** Search as you type waits this long after the last keystroke (site.js's DELAY_MS, with a margin) ... */
 const PAST_DELAY_MS = 300;
@@ -40,9 +38,9 @@ describeWithChromium('website in Chromium', () => {
     harness = await openHarness();
     const report = await importCatalog(createCatalogRepository(harness.db), fs.readFileSync(sampleDatasetPath(), 'utf8'), 'json');
     expect(report.tools.rejected).toEqual([]);
-    const sample = JSON.parse(fs.readFileSync(sampleDatasetPath(), 'utf8')) as { tools: Record<string, unknown>[] };
-    const vscode = sample.tools.find((tool) => tool.slug === 'vscode')!;
-    expect((await importJson(harness.db, { tools: [{ ...vscode, icon: SERVED_ICON }] })).tools.updated).toBe(1);
+    const vscode = (await harness.db('tools').where({ slug: 'vscode' }).first('id')).id as number;
+    const { png } = await renderIcon(Buffer.from(ICON_SVG));
+    await createIconRepository(harness.db).store(vscode, { content: png, contentType: 'image/png', version: 'test1', sourceUrl: 'file', fromFile: true }, new Date(), new Date());
     server = http.createServer(harness.app({ config: { ANONYMOUS_RATE_LIMIT_PER_HOUR: '100000' } }));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -78,12 +76,11 @@ describeWithChromium('website in Chromium', () => {
     });
     contexts.push(context);
     const external: string[] = [];
-    // Nothing leaves the machine: the one served icon, a stand-in page for any tool site, failures for the rest.
+    // Nothing leaves the machine: a stand-in page for any tool site, failures for the rest.
     await context.route((url) => url.origin !== base, async (route) => {
       const url = route.request().url();
       external.push(url);
-      if (url === SERVED_ICON) await route.fulfill({ status: 200, contentType: 'image/svg+xml', body: ICON_SVG });
-      else if (route.request().resourceType() === 'document') await route.fulfill({ status: 200, contentType: 'text/html', body: `<title>${new URL(url).host}</title>` });
+      if (route.request().resourceType() === 'document') await route.fulfill({ status: 200, contentType: 'text/html', body: `<title>${new URL(url).host}</title>` });
       else await route.abort('connectionrefused');
     });
     const page = await context.newPage();
@@ -315,19 +312,32 @@ describeWithChromium('website in Chromium', () => {
     expect(await visitsOf('figma')).toBe(before + 1);
   });
 
-  test('when an icon loads it is shown over the letter; when it fails it is removed and the letter stays; icons load lazily', async () => {
+  test('when a tool has a stored icon it is loaded from this origin over the letter; a tool without one shows the letter and no image; icons load lazily', async () => {
     const { page } = await open('/tool/vscode');
     const own = page.locator('.tool__head .tool-icon');
     await page.waitForFunction(() => document.querySelector('.tool__head .tool-icon')!.classList.contains('tool-icon--loaded'));
     await expect(own.locator('img').evaluate((img: HTMLImageElement) => img.naturalWidth > 0)).resolves.toBe(true);
     await expect(own.locator('img').getAttribute('loading')).resolves.toBe('lazy');
 
-    // Related tools' icons are unreachable here: each is removed once it fails, leaving its letter avatar.
+    await expect(own.locator('img').getAttribute('src')).resolves.toBe('/icons/vscode?v=test1');
+
+    // Related tools have no stored icon: no <img> at all (so no broken-image glyph), the letter avatar alone.
     const related = page.locator('#main .tool-grid .tool-icon');
-    await page.waitForFunction(() => [...document.querySelectorAll('#main .tool-grid .tool-icon')].every((icon) => icon.querySelector('img') === null));
+    await expect(related.locator('img').count()).resolves.toBe(0);
     const letters = await related.evaluateAll((icons) => icons.map((icon) => [icon.getAttribute('data-letter'), getComputedStyle(icon, '::before').content]));
     expect(letters.length).toBeGreaterThan(0);
     for (const [letter, shown] of letters) expect(shown).toBe(`"${letter}"`);
+  });
+
+  test('when JavaScript is off, then a stored icon still shows and every other tool shows its letter, never a broken image', async () => {
+    const { page } = await open('/tool/vscode', { javaScript: false });
+    const own = page.locator('.tool__head .tool-icon img');
+    await own.scrollIntoViewIfNeeded();
+    await page.waitForFunction(() => (document.querySelector('.tool__head .tool-icon img') as HTMLImageElement).complete);
+    await expect(own.evaluate((img: HTMLImageElement) => img.naturalWidth)).resolves.toBe(128);
+    const letters = await page.locator('#main .tool-grid .tool-icon').evaluateAll((icons) => icons.map((icon) => [icon.querySelector('img'), icon.getAttribute('data-letter'), getComputedStyle(icon, '::before').content]));
+    expect(letters.length).toBeGreaterThan(0);
+    for (const [img, letter, shown] of letters) expect([img, shown]).toEqual([null, `"${letter}"`]);
   });
 
   test('when the page is read on a phone, then nothing is wider than the screen and the search box spans it', async () => {

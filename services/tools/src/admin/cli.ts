@@ -8,6 +8,7 @@ import { memoryKeyVersion, redisKeyVersion } from '../auth/key-version';
 import { ADMIN_HELP, runAdminCommand } from './commands';
 import { readsStdin } from './editor-commands';
 import { migrationSource } from '../db/migration-source';
+import { fetcherSettings } from '../outbound/fetcher';
 
 export interface Printer {
   out(line: string): void;
@@ -69,7 +70,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: Prin
       if (redis) await waitForRedis(redis, 2000);
       // An embedded database is claimed by this CLI: no running process has cached keys to invalidate.
       const keyVersion = redis ? redisKeyVersion(redis, config.rateLimitKeyPrefix) : target.kind === 'postgres' ? undefined : memoryKeyVersion();
-      return await runAdminCommand(argv, { db, limiter, keyVersion, defaultRateLimitPerHour: config.defaultRateLimitPerHour, input, ...print });
+      return await runAdminCommand(argv, { db, limiter, keyVersion, defaultRateLimitPerHour: config.defaultRateLimitPerHour, outbound: fetcherSettings(config), iconRefreshDays: config.iconRefreshDays, linkCheckIntervalHours: config.linkCheckIntervalHours, input, ...print });
     } finally {
       redis?.disconnect();
       await db.destroy();

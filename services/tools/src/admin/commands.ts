@@ -14,6 +14,7 @@ import { ADS_SETTING_KEY } from '../ads/ads-service';
 import type { RequestLimiter } from '../ratelimit/request-limiter';
 import { ensureDemoData } from '../demo';
 import { EDITOR_HELP, runEditorCommand } from './editor-commands';
+import { ICON_HELP, isOutboundCommand, LINK_HELP, runOutboundCommand, type OutboundCommandContext } from './outbound-commands';
 
 export const ADMIN_HELP = `Tool directory admin
 
@@ -48,6 +49,10 @@ Mini-program ads
   ads:set <file.json>                             store the ads config (validated; see openapi.yaml AdsConfig)
   ads:show                                        print the config served now
 
+${ICON_HELP}
+
+${LINK_HELP}
+
 Demo
   demo:seed                                       import the sample dataset if there are no tools; create key "demo" if absent
 
@@ -56,7 +61,7 @@ Exit status: 0 success, 1 failure (message on stderr), 2 usage error.`;
 export class UsageError extends Error {}
 export class CommandError extends Error {}
 
-export interface AdminContext {
+export interface AdminContext extends Omit<OutboundCommandContext, 'db' | 'out' | 'err'> {
   db: Knex;
   /** Present when REDIS_URL is configured: lets key:list show the current hour's usage. */
   limiter?: RequestLimiter;
@@ -285,6 +290,7 @@ export async function runAdminCommand(argv: string[], ctx: AdminContext): Promis
         return 0;
       }
       default:
+        if (isOutboundCommand(command)) return await runOutboundCommand(command, rest, ctx);
         throw new UsageError(command ? `unknown command "${command}"` : 'missing command');
     }
   } catch (error) {

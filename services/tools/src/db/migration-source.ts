@@ -5,6 +5,7 @@ import * as toolSearch from '../../migrations/20261123010000_tool_search';
 import * as catalogRevision from '../../migrations/20261124010000_catalog_revision';
 import * as editors from '../../migrations/20261127135227_editors';
 import * as englishFields from '../../migrations/20261127135300_english_fields';
+import * as iconsAndLinkHealth from '../../migrations/20261127135741_icons_and_link_health';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -19,6 +20,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['20261124010000_catalog_revision', catalogRevision],
   ['20261127135227_editors', editors],
   ['20261127135300_english_fields', englishFields],
+  ['20261127135741_icons_and_link_health', iconsAndLinkHealth],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

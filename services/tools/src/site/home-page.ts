@@ -18,7 +18,7 @@ function shortList(context: PageContext, id: string, heading: string, tools: Too
   <ol class="ranking${ranked ? '' : ' ranking--plain'}">${tools.map(
     (tool, index) => html`<li class="ranking__item" data-slug="${tool.slug}">
     <span class="ranking__place" aria-hidden="true">${index + 1}</span>
-    ${toolIcon(tool)}
+    ${toolIcon(context, tool)}
     <a class="ranking__name" href="${visitUrl(tool.slug)}" target="_blank" rel="nofollow noopener">${asHtml(localize.toolName(tool))}<span class="visually-hidden">${text.opensNewTab}</span></a>
     <span class="ranking__note">${note(tool)}</span>
     <a class="ranking__detail" href="${pageUrl(lang, { kind: 'tool', slug: tool.slug })}" aria-label="${text.detailsOf(localize.toolName(tool).text)}">${text.details}</a>

@@ -14,6 +14,8 @@ export interface PageContext {
   assets: SiteAssets;
   /** The directory's data in the page's language. */
   localize: Localizer;
+  /** Our own URL of a tool's stored icon, by slug; none: the letter avatar alone. */
+  iconUrl?: (slug: string) => string | undefined;
 }
 
 /** The og:image's size (assets/og-image.png, drawn by scripts/site-images.ts). */

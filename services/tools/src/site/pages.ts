@@ -18,16 +18,16 @@ function avatarHue(slug: string): number {
 }
 
 /**
- * A tool's icon: a letter avatar, with the imported icon (http(s) only) lazy-loaded over it. When the
- * icon fails, site.js removes it and the letter stays; without JavaScript a failed icon with an empty alt
- * shows nothing, so the letter stays too.
+ * A tool's icon: a letter avatar, with the icon we stored for it (served from our own origin, see
+ * icons/) lazy-loaded over it. A tool without a stored icon gets no <img> at all, so no broken-image
+ * glyph can cover the letter, with or without JavaScript.
  */
-export function toolIcon(tool: Tool, size: 'small' | 'large' = 'small'): Html {
-  const icon = httpUrl(tool.icon);
+export function toolIcon(context: PageContext, tool: Tool, size: 'small' | 'large' = 'small'): Html {
+  const icon = context.iconUrl?.(tool.slug);
   const pixels = size === 'large' ? 64 : 40;
   const letter = [...tool.name.trim()][0]?.toUpperCase() ?? '?';
   return html`<span class="tool-icon tool-icon--${size} hue-${avatarHue(tool.slug)}" data-letter="${letter}" aria-hidden="true">${
-    icon ? html`<img src="${icon}" alt="" width="${pixels}" height="${pixels}" loading="lazy" decoding="async" referrerpolicy="no-referrer">` : null
+    icon ? html`<img src="${icon}" alt="" width="${pixels}" height="${pixels}" loading="lazy" decoding="async">` : null
   }</span>`;
 }
 
@@ -43,7 +43,7 @@ export function toolCard(context: PageContext, tool: Tool, options: { showCatego
   const outbound = httpUrl(tool.url) !== null;
   return html`<li class="tool-card" data-slug="${tool.slug}">
   <a class="tool-card__link" href="${outbound ? visitUrl(tool.slug) : detail}"${outbound ? html` target="_blank" rel="nofollow noopener"` : null}>
-    ${toolIcon(tool)}
+    ${toolIcon(context, tool)}
     <span class="tool-card__body">
       <span class="tool-card__name">${asHtml(name)}${tool.is_featured ? html` <span class="badge" title="${text.featured}">★</span>` : null}</span>
       <span class="tool-card__description">${asHtml(localize.toolDescription(tool))}</span>
@@ -152,7 +152,7 @@ export function renderTool(context: PageContext, data: ToolPageData): string {
     ])}
 <article class="tool">
   <div class="tool__head">
-    ${toolIcon(tool, 'large')}
+    ${toolIcon(context, tool, 'large')}
     <div class="tool__title-block">
       <h1 class="tool__name">${asHtml(name)}${tool.is_featured ? html` <span class="badge">${text.featured}</span>` : null}</h1>
       <p class="tool__meta"><span>${text.category}: <a href="${categoryHref}">${asHtml(categoryName)}</a></span>${tool.visits > 0 ? html`<span>${text.visitCount(formatNumber(lang, tool.visits))}</span>` : null}<span>${text.updatedAt(formatDate(tool.updated_at))}</span></p>

@@ -2,6 +2,7 @@ import { Router, type ErrorRequestHandler, type Request, type RequestHandler, ty
 import { requestLog } from '@platform/kit';
 import type { AccessControl } from '../auth/access-control';
 import { AppError, notFound } from '../errors/app-error';
+import { iconUrl } from '../icons/icon-routes';
 import type { PageContext } from './page-layout';
 import { renderHome } from './home-page';
 import { createLocalizer, NO_TRANSLATIONS } from './localize';
@@ -19,13 +20,13 @@ import { THEME_BOOT_HASH } from './theme';
 /**
  * No inline style anywhere and one inline script, allowed by its hash (the theme, set before the first
  * paint: theme.ts): scripts and styles come only from this origin (the hashed files under /assets/), and
- * the only cross-origin loads are the tools' icons.
+ * images too: tools' icons are served from here (/icons/), never from their sites.
  */
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   `script-src 'self' ${THEME_BOOT_HASH}`,
   "style-src 'self'",
-  "img-src 'self' https: http:",
+  "img-src 'self'",
   "connect-src 'self'",
   "manifest-src 'self'",
   "form-action 'self'",
@@ -75,13 +76,20 @@ export function createSiteRoutes(deps: SiteRoutesDeps): Router {
     const host = req.headers.host ?? '';
     return `${req.protocol}://${HOST_HEADER.test(host) ? host : 'localhost'}`;
   };
-  const contextOf = (req: Request, lang: Lang, translations: Translations = NO_TRANSLATIONS): PageContext => ({
-    lang,
-    text: SITE_TEXT[lang],
-    baseUrl: baseUrlOf(req),
-    assets,
-    localize: createLocalizer(lang, translations),
-  });
+  const contextOf = (req: Request, lang: Lang, translations: Translations = NO_TRANSLATIONS): PageContext => {
+    const icons = req.res?.locals.iconVersions as ReadonlyMap<string, string> | undefined;
+    return {
+      lang,
+      text: SITE_TEXT[lang],
+      baseUrl: baseUrlOf(req),
+      assets,
+      localize: createLocalizer(lang, translations),
+      iconUrl: (slug) => {
+        const version = icons?.get(slug);
+        return version ? iconUrl(slug, version) : undefined;
+      },
+    };
+  };
   const sendPage = (res: Response, lang: Lang, status: number, body: string, cacheControl: string) => {
     res.set('Content-Language', SITE_TEXT[lang].htmlLang);
     sendText(res, status, 'text/html; charset=utf-8', body, cacheControl);
@@ -149,6 +157,11 @@ export function createSiteRoutes(deps: SiteRoutesDeps): Router {
     next();
   };
   router.use(limit);
+  // Which tools have an icon of ours, for the pages below (a cached map, read once per catalog change).
+  router.use(async (req, res, next) => {
+    if (!isApiPath(req.path)) res.locals.iconVersions = await site.iconVersions();
+    next();
+  });
 
   router.get('/sitemap.xml', async (req, res) => {
     res.locals.metricsRoute = 'site_sitemap';

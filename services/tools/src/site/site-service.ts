@@ -54,7 +54,14 @@ export interface SitemapData {
  * ranking) as the API, cached in `cache` (see site-cache.ts). `directory` must not cache on its own:
  * the site cache is the one that knows when the catalog changed.
  */
-export function createSiteService(deps: { directory: DirectoryService; catalog: CatalogRepository; queries: SiteQueries; cache: SiteCache }) {
+export function createSiteService(deps: {
+  directory: DirectoryService;
+  catalog: CatalogRepository;
+  queries: SiteQueries;
+  cache: SiteCache;
+  /** slug -> version of the stored icons (icons/); none: every tool shows its letter avatar. */
+  iconVersions?: () => Promise<ReadonlyMap<string, string>>;
+}) {
   const { directory, catalog, queries, cache } = deps;
   const categories = () => cache.get('categories', () => directory.categories());
   /** The English fields editors filled (see localize.ts). */
@@ -76,6 +83,11 @@ export function createSiteService(deps: { directory: DirectoryService; catalog: 
     });
 
   return {
+    /** Which tools have a stored icon; cached like page data (a stored icon moves the catalog revision). */
+    iconVersions(): Promise<ReadonlyMap<string, string>> {
+      return deps.iconVersions ? cache.get('icon-versions', deps.iconVersions) : Promise.resolve(new Map());
+    },
+
     home(): Promise<HomeData> {
       return cache.get('home', async () => {
         const [all, featured, popular, latest, tops, stats] = await Promise.all([
