@@ -3,8 +3,7 @@ import type { BulkOutcome, Category, ImageItem } from '../api';
 import { useApp } from '../app-context';
 import { EmptyState } from '../components/empty-state';
 import { FileName } from '../components/file-name';
-import { LinkFields } from '../components/link-fields';
-import { Modal } from '../components/modal';
+import { ImageDetail } from '../components/image-detail';
 import { formatBytes } from '../format';
 import { followLink, hrefOf } from '../router';
 
@@ -30,7 +29,6 @@ export function GalleryPage() {
   const [selected, setSelected] = useState<Set<number>>(new Set());
   const [moveTarget, setMoveTarget] = useState<number | undefined>(undefined);
   const [detail, setDetail] = useState<ImageItem | null>(null);
-  const [detailSize, setDetailSize] = useState<{ w: number; h: number } | null>(null);
   const generation = useRef(0);
   const sentinel = useRef<HTMLDivElement>(null);
 
@@ -231,10 +229,7 @@ export function GalleryPage() {
               <button
                 type="button"
                 class="card-open"
-                onClick={() => {
-                  setDetailSize(null);
-                  setDetail(item);
-                }}
+                onClick={() => setDetail(item)}
               >
                 <span class="card-thumb">
                   <img src={item.thumb_url} alt={item.original_name} loading="lazy" decoding="async" />
@@ -268,46 +263,14 @@ export function GalleryPage() {
       ) : null}
 
       {detail ? (
-        <Modal title={t('detailTitle')} onClose={() => setDetail(null)} wide>
-          <div class="detail">
-            <div class="detail-preview">
-              <img src={detail.url} alt={detail.original_name} onLoad={(event) => setDetailSize({ w: event.currentTarget.naturalWidth, h: event.currentTarget.naturalHeight })} />
-            </div>
-            <div class="detail-info">
-              <h3 class="detail-name">
-                <FileName name={detail.original_name} />
-              </h3>
-              <dl class="facts">
-                <div>
-                  <dt>{t('fileSize')}</dt>
-                  <dd>
-                    {formatBytes(detail.file_size)}
-                    {detailSize ? ` · ${t('dimensions', { w: detailSize.w, h: detailSize.h })}` : ''}
-                  </dd>
-                </div>
-                <div>
-                  <dt>{t('uploadedAt')}</dt>
-                  <dd>{detail.create_time}</dd>
-                </div>
-              </dl>
-              <LinkFields links={detail.links} withThumbnail />
-              <div class="detail-actions">
-                <a class="button secondary" href={detail.url} target="_blank" rel="noopener noreferrer">
-                  {t('openOriginal')}
-                </a>
-                <button
-                  type="button"
-                  class="button danger"
-                  onClick={async () => {
-                    if (await confirm(`${t('moveToBin')}?`, { confirmLabel: t('moveToBin'), danger: true })) void deleteImages([detail.id]);
-                  }}
-                >
-                  {t('moveToBin')}
-                </button>
-              </div>
-            </div>
-          </div>
-        </Modal>
+        <ImageDetail
+          key={detail.id}
+          item={detail}
+          onClose={() => setDetail(null)}
+          onDelete={async () => {
+            if (await confirm(`${t('moveToBin')}?`, { confirmLabel: t('moveToBin'), danger: true })) void deleteImages([detail.id]);
+          }}
+        />
       ) : null}
     </section>
   );

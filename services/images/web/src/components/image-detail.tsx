@@ -1,0 +1,49 @@
+import { useState } from 'preact/hooks';
+import type { ImageItem } from '../api';
+import { useApp } from '../app-context';
+import { formatBytes } from '../format';
+import { FileName } from './file-name';
+import { LinkFields } from './link-fields';
+import { Modal } from './modal';
+
+/** The gallery's detail dialog of one image: the picture, its size and dimensions once loaded, its links, open and move to the bin. */
+export function ImageDetail({ item, onClose, onDelete }: { item: ImageItem; onClose(): void; onDelete(): void }) {
+  const { t } = useApp();
+  const [detailSize, setDetailSize] = useState<{ w: number; h: number } | null>(null);
+  return (
+    <Modal title={t('detailTitle')} onClose={onClose} wide>
+      <div class="detail">
+        <div class="detail-preview">
+          <img src={item.url} alt={item.original_name} onLoad={(event) => setDetailSize({ w: event.currentTarget.naturalWidth, h: event.currentTarget.naturalHeight })} />
+        </div>
+        <div class="detail-info">
+          <h3 class="detail-name">
+            <FileName name={item.original_name} />
+          </h3>
+          <dl class="facts">
+            <div>
+              <dt>{t('fileSize')}</dt>
+              <dd>
+                {formatBytes(item.file_size)}
+                {detailSize ? ` · ${t('dimensions', { w: detailSize.w, h: detailSize.h })}` : ''}
+              </dd>
+            </div>
+            <div>
+              <dt>{t('uploadedAt')}</dt>
+              <dd>{item.create_time}</dd>
+            </div>
+          </dl>
+          <LinkFields links={item.links} withThumbnail />
+          <div class="detail-actions">
+            <a class="button secondary" href={item.url} target="_blank" rel="noopener noreferrer">
+              {t('openOriginal')}
+            </a>
+            <button type="button" class="button danger" onClick={onDelete}>
+              {t('moveToBin')}
+            </button>
+          </div>
+        </div>
+      </div>
+    </Modal>
+  );
+}
