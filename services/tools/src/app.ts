@@ -9,7 +9,7 @@ import { createKeyLookup } from './auth/api-key-cache';
 import { createApiKeysRepository } from './auth/api-keys-repository';
 import type { KeyVersion } from './auth/key-version';
 import { createCatalogRepository } from './catalog/catalog-repository';
-import { createDirectoryService } from './catalog/directory-service';
+import { catalogSearchEngine, createDirectoryService } from './catalog/directory-service';
 import type { ToolsConfig } from './config';
 import { API_PATH, createDirectoryHandler } from './http/directory-routes';
 import { errorMiddleware, notFound } from './http/error-middleware';
@@ -67,13 +67,14 @@ export function createServices(deps: AppDeps) {
   const now = deps.clock ? () => deps.clock!().getTime() : Date.now;
   const metrics = deps.metrics ?? createMetrics();
   const catalog = createCatalogRepository(deps.db);
+  const searchEngine = catalogSearchEngine(catalog, now);
   return {
     metrics,
-    directory: createDirectoryService({ catalog, cacheTtlMs: deps.config.statsCacheTtlMs, readCacheTtlMs: deps.config.readCacheTtlMs, now }),
+    directory: createDirectoryService({ catalog, cacheTtlMs: deps.config.statsCacheTtlMs, readCacheTtlMs: deps.config.readCacheTtlMs, now, searchEngine }),
     // The website's data is cached by the site cache alone, which knows when the catalog changed; the same
     // directory operations (and search engine) without their own TTL cache, which would outlive a change.
     site: createSiteService({
-      directory: createDirectoryService({ catalog, cacheTtlMs: 0, now }),
+      directory: createDirectoryService({ catalog, cacheTtlMs: 0, now, searchEngine }),
       catalog,
       cache: createSiteCache({
         ttlMs: deps.config.siteCacheTtlMs,

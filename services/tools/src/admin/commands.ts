@@ -13,6 +13,7 @@ import { createSettingsRepository } from '../ads/settings-repository';
 import { ADS_SETTING_KEY } from '../ads/ads-service';
 import type { RequestLimiter } from '../ratelimit/request-limiter';
 import { ensureDemoData } from '../demo';
+import { ALIAS_HELP, runAliasCommand } from './alias-commands';
 
 export const ADMIN_HELP = `Tool directory admin
 
@@ -40,6 +41,8 @@ Tools
                                                   reports created/updated/rejected rows (exit 1 if any row was rejected)
       JSON: {"categories":[{slug,name,description,icon,sort_order}], "tools":[{slug,name,description,url,icon,category,tags,is_featured}]}
       CSV header: slug,name,description,url,icon,category,tags,is_featured   (tags separated by "|", is_featured true/false/1/0)
+
+${ALIAS_HELP}
 
 Mini-program ads
   ads:set <file.json>                             store the ads config (validated; see openapi.yaml AdsConfig)
@@ -131,6 +134,7 @@ function sortOrder(raw: string | undefined): number | undefined {
 /** Runs one admin command; returns the exit status. */
 export async function runAdminCommand(argv: string[], ctx: AdminContext): Promise<number> {
   const [command, ...rest] = argv;
+  if (command?.startsWith('aliases:')) return runAliasCommand(command, rest, ctx);
   try {
     switch (command) {
       case 'key:create': {

@@ -1,7 +1,6 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { z } from 'zod';
 import type { CatalogRepository, CategoryInput } from './catalog-repository';
-import { refreshSearchDocuments } from './search-index';
 
 export const CSV_HEADER = ['slug', 'name', 'description', 'url', 'icon', 'category', 'tags', 'is_featured'] as const;
 
@@ -240,8 +239,6 @@ export async function importCatalog(repository: CatalogRepository, text: string,
 
   return repository.transaction(async (trx) => {
     const seenCategorySlugs = new Set<string>();
-    /** Categories whose name may have changed: their tools' search documents carry it. */
-    const renamedCategorySlugs: string[] = [];
     for (const { row, fields } of source.categories) {
       const slugGuess = typeof fields.slug === 'string' ? fields.slug : null;
       if (fields.__notAnObject) {
@@ -260,7 +257,6 @@ export async function importCatalog(repository: CatalogRepository, text: string,
       seenCategorySlugs.add(parsed.data.slug);
       const category: CategoryInput = parsed.data;
       const outcome = await trx.upsertCategory(category);
-      if (outcome === 'updated') renamedCategorySlugs.push(category.slug);
       report.categories[outcome] += 1;
     }
 
@@ -304,11 +300,6 @@ export async function importCatalog(repository: CatalogRepository, text: string,
       });
       report.tools[outcome] += 1;
     }
-
-    // Unchanged tools too: their document may be missing or from an older version of the search code.
-    if (seenToolSlugs.size > 0) await refreshSearchDocuments(trx, { toolSlugs: [...seenToolSlugs] });
-    const renamedCategoryIds = renamedCategorySlugs.map((slug) => categoryIds.get(slug)!);
-    if (renamedCategoryIds.length > 0) await refreshSearchDocuments(trx, { categoryIds: renamedCategoryIds });
     return report;
   });
 }

@@ -3,6 +3,7 @@ import * as initialSchema from '../../migrations/20261122020000_initial_schema';
 import * as visitsWithoutIndex from '../../migrations/20261122030000_visits_without_index';
 import * as toolSearch from '../../migrations/20261123010000_tool_search';
 import * as catalogRevision from '../../migrations/20261124010000_catalog_revision';
+import * as searchAliases from '../../migrations/20261127135800_search_aliases';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -15,6 +16,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['20261122030000_visits_without_index', visitsWithoutIndex],
   ['20261123010000_tool_search', toolSearch],
   ['20261124010000_catalog_revision', catalogRevision],
+  ['20261127135800_search_aliases', searchAliases],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {
