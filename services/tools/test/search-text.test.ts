@@ -65,7 +65,7 @@ describe('planning a search', () => {
   });
 
   it('when latin words are given with spaces, then they are one term: joined, or each on its own', () => {
-    expect(planTerms('jie tu').required).toEqual([{ text: 'jie tu', alternatives: [['jietu'], ['jie', 'tu']] }]);
+    expect(planTerms('jie tu').required).toEqual([{ text: 'jie tu', alternatives: [['jietu']], fallback: [['jie', 'tu']] }]);
     expect(planTerms('tupian压缩').required.map((term) => term.text)).toEqual(['tupian', '压缩']);
   });
 

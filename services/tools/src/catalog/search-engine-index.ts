@@ -1,4 +1,4 @@
-import { buildToolForms, FIELDS, foldSyllable, MIN_TYPO_LENGTH, type Field, type Form, type ToolForms } from './search-forms';
+import { buildToolForms, foldSyllable, MIN_TYPO_LENGTH, type Field, type Form, type ToolForms } from './search-forms';
 import { pinyinReadings } from './search-text';
 
 /**
@@ -7,11 +7,19 @@ import { pinyinReadings } from './search-text';
  * a map of one-letter deletions for typos. Built per replica from the database (search-engine.ts).
  */
 
-/** Scores per field for one part, best first within a field; 0 = no match. */
-export type FieldScores = Float32Array;
+/**
+ * What one query part matches: the tools (positions in the index, each once) and, for each, its best score
+ * in each field at `scores[tool * FIELD_SLOTS + field]` (0 = no match). Dense arrays, not maps: a one-letter
+ * part matches thousands of tools at 10,000.
+ */
+export interface PartMatches {
+  tools: number[];
+  scores: Float32Array;
+}
+export const FIELD_SLOTS = 4;
 
 /** The slug is the name's address form: one field for ranking, or a tool would count its name twice. */
-const FIELD_INDEX: Record<Field, number> = { name: 0, slug: 0, tag: 2, category: 3, description: 4 };
+const FIELD_INDEX: Record<Field, number> = { name: 0, slug: 0, tag: 1, category: 2, description: 3 };
 
 /**
  * The tiers: exact name/slug, then prefix, word start, pinyin, initials, fuzzy pinyin, typo, description.
@@ -33,6 +41,8 @@ const TIERS: Record<string, Record<Field, [number, number]>> = {
 };
 const TYPO_SCORE: Record<Field, number> = { name: 40, slug: 40, tag: 38, category: 30, description: 0 };
 const TAG_RANK_STEP = 1.5;
+/** Buffers kept for reuse: more than the lookups of one query with aliases. */
+const POOL_SIZE = 64;
 
 interface SortedForms {
   texts: string[];
@@ -95,45 +105,61 @@ function deletions(word: string): string[] {
 
 export interface SearchIndex {
   size: number;
-  /** Every tool matching the part, with its best score in each field. */
-  lookup(part: string): Map<number, FieldScores>;
+  /** Every tool matching the part, with its best score in each field. Give it back with `release` when done. */
+  lookup(part: string): PartMatches;
+  /** Returns a lookup's buffer for reuse: a query allocates no large arrays, so the heap stays quiet (no GC pauses). */
+  release(matches: PartMatches): void;
 }
 
 export function buildSearchIndex(toolForms: ToolForms[]): SearchIndex {
   const starts: { tool: number; form: Form }[] = [];
   const inners: { tool: number; form: Form }[] = [];
   const fuzzy: { tool: number; form: Form }[] = [];
-  const typos = new Map<string, { tool: number; word: string; field: number; score: number }[]>();
+  // Typos: every distinct word once, with the tools that have it; its one-letter deletions point to the word.
+  const typoTools = new Map<string, { tool: number; field: number; score: number }[]>();
   toolForms.forEach(({ forms, typoWords }, tool) => {
     for (const form of forms) (form.variant === 'fuzzy' ? fuzzy : form.position === 'inner' ? inners : starts).push({ tool, form });
     for (const { word, field, rank } of typoWords) {
-      const entry = { tool, word, field: FIELD_INDEX[field], score: TYPO_SCORE[field] - (field === 'tag' ? rank * TAG_RANK_STEP : 0) };
-      for (const variant of deletions(word)) {
-        const list = typos.get(variant);
-        if (list) list.push(entry);
-        else typos.set(variant, [entry]);
-      }
+      const entry = { tool, field: FIELD_INDEX[field], score: TYPO_SCORE[field] - (field === 'tag' ? rank * TAG_RANK_STEP : 0) };
+      const list = typoTools.get(word);
+      if (list) list.push(entry);
+      else typoTools.set(word, [entry]);
     }
   });
+  const typoWordsByDeletion = new Map<string, string[]>();
+  for (const word of typoTools.keys()) {
+    for (const variant of deletions(word)) {
+      const list = typoWordsByDeletion.get(variant);
+      if (list) list.push(word);
+      else typoWordsByDeletion.set(variant, [word]);
+    }
+  }
   const sortedStarts = sortForms(starts);
   const sortedInners = sortForms(inners);
   const sortedFuzzy = sortForms(fuzzy);
 
-  const scan = (sorted: SortedForms, part: string, found: Map<number, FieldScores>) => {
-    for (let i = lowerBound(sorted.texts, part); i < sorted.texts.length && sorted.texts[i]!.startsWith(part); i += 1) {
-      const score = sorted.texts[i]!.length === part.length ? sorted.exact[i]! : sorted.prefix[i]!;
-      const tool = sorted.tools[i]!;
-      let scores = found.get(tool);
-      if (!scores) found.set(tool, (scores = new Float32Array(FIELDS.length)));
-      const field = sorted.fields[i]!;
-      if (score > scores[field]!) scores[field] = score;
+  const size = toolForms.length;
+  const pool: Float32Array[] = [];
+  const record = (found: PartMatches, tool: number, field: number, score: number) => {
+    const slot = tool * FIELD_SLOTS;
+    if (found.scores[slot] === 0 && found.scores[slot + 1] === 0 && found.scores[slot + 2] === 0 && found.scores[slot + 3] === 0) found.tools.push(tool);
+    if (score > found.scores[slot + field]!) found.scores[slot + field] = score;
+  };
+  const scan = (sorted: SortedForms, part: string, found: PartMatches) => {
+    const { texts } = sorted;
+    for (let i = lowerBound(texts, part); i < texts.length && texts[i]!.startsWith(part); i += 1) {
+      record(found, sorted.tools[i]!, sorted.fields[i]!, texts[i]!.length === part.length ? sorted.exact[i]! : sorted.prefix[i]!);
     }
   };
 
   return {
-    size: toolForms.length,
+    size,
+    release(matches) {
+      for (const tool of matches.tools) matches.scores.fill(0, tool * FIELD_SLOTS, tool * FIELD_SLOTS + FIELD_SLOTS);
+      if (pool.length < POOL_SIZE) pool.push(matches.scores);
+    },
     lookup(part) {
-      const found = new Map<number, FieldScores>();
+      const found: PartMatches = { tools: [], scores: pool.pop() ?? new Float32Array(size * FIELD_SLOTS) };
       scan(sortedStarts, part, found);
       if ([...part].length >= 2) scan(sortedInners, part, found);
       const latin = /^[a-z]+$/.test(part);
@@ -143,13 +169,10 @@ export function buildSearchIndex(toolForms: ToolForms[]): SearchIndex {
         for (const text of folded) scan(sortedFuzzy, text, found);
       }
       if (/^[a-z0-9]+$/.test(part) && /[a-z]/.test(part) && part.length >= MIN_TYPO_LENGTH) {
-        for (const variant of deletions(part)) {
-          for (const entry of typos.get(variant) ?? []) {
-            if (!withinOneEdit(part, entry.word)) continue;
-            let scores = found.get(entry.tool);
-            if (!scores) found.set(entry.tool, (scores = new Float32Array(FIELDS.length)));
-            if (entry.score > scores[entry.field]!) scores[entry.field] = entry.score;
-          }
+        const words = new Set(deletions(part).flatMap((variant) => typoWordsByDeletion.get(variant) ?? []));
+        for (const word of words) {
+          if (!withinOneEdit(part, word)) continue;
+          for (const entry of typoTools.get(word)!) record(found, entry.tool, entry.field, entry.score);
         }
       }
       return found;

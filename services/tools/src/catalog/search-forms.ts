@@ -34,6 +34,7 @@ export const MIN_TYPO_LENGTH = 5;
 /** Longest form kept from a word start inside a description: longer query parts are rare and matched in names and tags. */
 const DESCRIPTION_FORM_LENGTH = 16;
 const FORM_LENGTH = 64;
+const DESCRIPTION_INNER_LENGTH = 8;
 
 /** Southern accents and quick typing mix these: folded the same on both sides, matched a tier below exact pinyin. */
 export function foldSyllable(syllable: string): string {
@@ -113,71 +114,82 @@ export interface ToolForms {
   typoWords: { word: string; field: Field; rank: number }[];
 }
 
-export function buildToolForms(source: ToolSource): ToolForms {
+/** Forms of one value, by field, tag place and text: tags and category names repeat across a catalog. */
+const valueMemo = new Map<string, ToolForms>();
+const VALUE_MEMO_LIMIT = 50_000;
+
+function valueForms(raw: string, field: Field, rank: number): ToolForms {
+  const key = `${field}\u0000${rank}\u0000${raw}`;
+  const memo = valueMemo.get(key);
+  if (memo) return memo;
+  const computed = computeValueForms(raw, field, rank);
+  if (field !== 'description' && field !== 'name' && valueMemo.size < VALUE_MEMO_LIMIT) valueMemo.set(key, computed);
+  return computed;
+}
+
+function computeValueForms(raw: string, field: Field, rank: number): ToolForms {
   const forms: Form[] = [];
   const typoWords: ToolForms['typoWords'] = [];
-  const seen = new Set<string>();
-  const add = (text: string, field: Field, variant: Variant, position: Position, rank: number) => {
-    const key = `${text}\u0000${field}\u0000${variant}\u0000${position}`;
-    if (text === '' || seen.has(key)) return;
-    seen.add(key);
-    forms.push({ text, field, variant, position, rank });
+  // Duplicates are harmless (a lookup keeps the best score per field), so they are not checked for.
+  const add = (text: string, variant: Variant, position: Position) => {
+    if (text !== '') forms.push({ text, field, variant, position, rank });
   };
-  const addTypo = (word: string, field: Field, rank: number) => {
+  const addTypo = (word: string) => {
     if (word.length >= MIN_TYPO_LENGTH && /^[a-z0-9]+$/.test(word) && /[a-z]/.test(word)) typoWords.push({ word, field, rank });
   };
-
-  const index = (raw: string, field: Field, rank = 0) => {
-    const value = normalizeSearchText(raw);
-    if (value === '') return;
-    const limit = field === 'description' ? DESCRIPTION_FORM_LENGTH : FORM_LENGTH;
-    const words = valueWords(value);
-    if (field !== 'description') {
-      for (const whole of [value, ...(field === 'name' ? nameParts(value) : [])]) {
-        add(whole, field, 'text', 'whole', rank);
-        add(squash(whole), field, 'text', 'whole', rank);
-        addTypo(squash(whole), field, rank);
-      }
+  const value = normalizeSearchText(raw);
+  if (value === '') return { forms, typoWords };
+  const limit = field === 'description' ? DESCRIPTION_FORM_LENGTH : FORM_LENGTH;
+  const words = valueWords(value);
+  if (field !== 'description') {
+    for (const whole of [value, ...(field === 'name' ? nameParts(value) : [])]) {
+      add(whole, 'text', 'whole');
+      const squashed = squash(whole);
+      if (squashed !== whole) add(squashed, 'text', 'whole');
+      addTypo(squashed);
     }
-    for (const word of words) {
-      add(value.slice(word.start, word.start + limit), field, 'text', 'word', rank);
-      if (field !== 'description') addTypo(word.text, field, rank);
-      // Inside a word: every later character of a Chinese word (截图 in 长截图) or of a latin name (pdf in smallpdf).
-      if (word.syllables.length > 0 || field !== 'description') {
-        for (let offset = 1; offset < word.text.length; offset += 1) {
-          add(value.slice(word.start + offset, word.start + offset + limit), field, 'text', 'inner', rank);
-        }
-      }
-    }
-    if (!hasHan(value)) return;
-    if (field === 'description') {
-      // Descriptions in pinyin from each Chinese word on (协作 as xiezuo), no initials: too many false friends.
-      for (const word of words) {
-        if (word.syllables.length === 0 || word.syllables.some((syllable) => !syllable)) continue;
-        const rest = words.slice(words.indexOf(word), words.indexOf(word) + 4).filter((next) => next.syllables.length > 0 && next.syllables.every(Boolean));
-        add(rest.flatMap((next) => next.syllables).join('').slice(0, limit), field, 'pinyin', 'word', rank);
-        add(rest.flatMap((next) => next.syllables.map((syllable) => foldSyllable(syllable!))).join('').slice(0, limit), field, 'fuzzy', 'word', rank);
-      }
-      return;
-    }
-
-    const run = syllableRun(words);
-    if (!run) return;
-    const { syllables, initials, wordStarts } = run;
-    const folded = syllables.map(foldSyllable);
-    for (let i = 0; i < syllables.length; i += 1) {
-      const position: Position = i === 0 ? 'whole' : wordStarts.includes(i) ? 'word' : 'inner';
-      add(syllables.slice(i).join('').slice(0, limit), field, 'pinyin', position, rank);
-      add(initials.slice(i).join('').slice(0, limit), field, 'initials', position, rank);
-      add(folded.slice(i).join('').slice(0, limit), field, 'fuzzy', position, rank);
-      if (position !== 'inner') addTypo(syllables.slice(i).join(''), field, rank);
-    }
-  };
-
-  index(source.name, 'name');
-  index(source.slug, 'slug');
-  source.tags.forEach((tag, position) => index(tag, 'tag', Math.min(position, 3)));
-  index(source.categoryName, 'category');
-  index(source.description, 'description');
+  }
+  for (const word of words) {
+    add(value.slice(word.start, word.start + limit), 'text', 'word');
+    if (field !== 'description') addTypo(word.text);
+    // Inside a word: every later character of a Chinese word (截图 in 长截图), of a latin name (pdf in smallpdf).
+    if (field === 'description' && word.syllables.length === 0) continue;
+    const innerLimit = field === 'description' ? DESCRIPTION_INNER_LENGTH : limit;
+    for (let offset = 1; offset < word.text.length; offset += 1) add(value.slice(word.start + offset, word.start + offset + innerLimit), 'text', 'inner');
+  }
+  if (!hasHan(value)) return { forms, typoWords };
+  if (field === 'description') {
+    // Descriptions in pinyin from each Chinese word on (协作 as xiezuo), no initials: too many false friends.
+    const pinyinWords = words.filter((word) => word.syllables.length > 0 && word.syllables.every(Boolean));
+    pinyinWords.forEach((word, index) => {
+      const rest = pinyinWords.slice(index, index + 3).flatMap((next) => next.syllables as string[]);
+      add(rest.join('').slice(0, limit), 'pinyin', 'word');
+      add(rest.map(foldSyllable).join('').slice(0, limit), 'fuzzy', 'word');
+    });
+    return { forms, typoWords };
+  }
+  const run = syllableRun(words);
+  if (!run) return { forms, typoWords };
+  const { syllables, initials, wordStarts } = run;
+  const folded = syllables.map(foldSyllable);
+  for (let i = 0; i < syllables.length; i += 1) {
+    const position: Position = i === 0 ? 'whole' : wordStarts.includes(i) ? 'word' : 'inner';
+    const pinyin = syllables.slice(i).join('').slice(0, limit);
+    add(pinyin, 'pinyin', position);
+    add(initials.slice(i).join('').slice(0, limit), 'initials', position);
+    add(folded.slice(i).join('').slice(0, limit), 'fuzzy', position);
+    if (position !== 'inner') addTypo(pinyin);
+  }
   return { forms, typoWords };
+}
+
+export function buildToolForms(source: ToolSource): ToolForms {
+  const parts = [
+    valueForms(source.name, 'name', 0),
+    valueForms(source.slug, 'slug', 0),
+    ...source.tags.map((tag, position) => valueForms(tag, 'tag', Math.min(position, 3))),
+    valueForms(source.categoryName, 'category', 0),
+    valueForms(source.description, 'description', 0),
+  ];
+  return { forms: parts.flatMap((part) => part.forms), typoWords: parts.flatMap((part) => part.typoWords) };
 }

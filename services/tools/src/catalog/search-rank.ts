@@ -1,4 +1,4 @@
-import type { FieldScores, SearchIndex } from './search-engine-index';
+import { FIELD_SLOTS, type PartMatches, type SearchIndex } from './search-engine-index';
 import type { Term, TermPlan } from './search-terms';
 
 /**
@@ -36,77 +36,93 @@ const FEATURED_BONUS = 5;
 const VISITS_BONUS = 5;
 export const POPULARITY_MAX = FEATURED_BONUS + VISITS_BONUS;
 
-function partScore(fields: FieldScores, short: boolean): number {
+function partScore(scores: Float32Array, tool: number, short: boolean): number {
+  const slot = tool * FIELD_SLOTS;
   let best = 0;
   let bestField = 0;
-  fields.forEach((score, field) => {
-    if (score > best) [best, bestField] = [score, field];
-  });
+  for (let field = 0; field < FIELD_SLOTS; field += 1) {
+    if (scores[slot + field]! > best) [best, bestField] = [scores[slot + field]!, field];
+  }
   // One or two letters start words in many fields of many tools: other fields say nothing then, the name still does.
   let extra = 0;
-  fields.forEach((score, field) => {
-    if (field !== bestField) extra += score * (field === NAME_FIELD ? NAME_SHARE : short ? 0 : OTHER_FIELDS_SHARE);
-  });
+  for (let field = 0; field < FIELD_SLOTS; field += 1) {
+    if (field !== bestField) extra += scores[slot + field]! * (field === NAME_FIELD ? NAME_SHARE : short ? 0 : OTHER_FIELDS_SHARE);
+  }
   return best + extra;
 }
 
-function termScores(term: Term, lookup: (part: string) => Map<number, FieldScores>): Map<number, number> {
-  const scores = new Map<number, number>();
-  term.alternatives.forEach((parts, index) => {
+/** A term's score per tool (dense, 0 = no match) and the tools it matches. */
+interface TermMatches {
+  tools: number[];
+  scores: Float32Array;
+}
+
+function termScores(term: Term, lookup: (part: string) => PartMatches, size: number): TermMatches {
+  const result: TermMatches = { tools: [], scores: new Float32Array(size) };
+  const alternatives = term.alternatives.map((parts, index) => ({ parts, index }));
+  scoreAlternatives(alternatives, lookup, result);
+  if (result.tools.length === 0 && term.fallback) scoreAlternatives(term.fallback.map((parts) => ({ parts, index: 1 })), lookup, result);
+  return result;
+}
+
+function scoreAlternatives(alternatives: { parts: string[]; index: number }[], lookup: (part: string) => PartMatches, result: TermMatches): void {
+  alternatives.forEach(({ parts, index }) => {
     const factor = parts.length > 1 ? SPLIT_FACTOR : index === 0 ? 1 : ALIAS_FACTOR;
-    const maps = parts.map(lookup).sort((a, b) => a.size - b.size);
+    const matches = parts.map(lookup).sort((a, b) => a.tools.length - b.tools.length);
     const short = parts.every((part) => (/^[a-z0-9]+$/.test(part) ? part.length <= 2 : [...part].length === 1));
-    for (const [tool, fields] of maps[0]!) {
-      let score = partScore(fields, short);
-      for (const other of maps.slice(1)) {
-        const found = other.get(tool);
-        if (!found) {
-          score = 0;
-          break;
-        }
-        score = Math.min(score, partScore(found, short));
-      }
+    for (const tool of matches[0]!.tools) {
+      let score = partScore(matches[0]!.scores, tool, short);
+      for (let other = 1; other < matches.length && score > 0; other += 1) score = Math.min(score, partScore(matches[other]!.scores, tool, short));
       score *= factor;
-      if (score > (scores.get(tool) ?? 0)) scores.set(tool, score);
+      if (score > result.scores[tool]!) {
+        if (result.scores[tool] === 0) result.tools.push(tool);
+        result.scores[tool] = score;
+      }
     }
   });
-  return scores;
 }
 
 export function rankTools(plan: TermPlan, index: SearchIndex, tools: RankedTool[]): Ranking {
   if (plan.required.length === 0) return { order: [], mode: 'all' };
-  const cache = new Map<string, Map<number, FieldScores>>();
+  const cache = new Map<string, PartMatches>();
   const lookup = (part: string) => {
     let found = cache.get(part);
     if (!found) cache.set(part, (found = index.lookup(part)));
     return found;
   };
-  const required = plan.required.map((term) => termScores(term, lookup));
-  const counts = new Map<number, number>();
-  for (const scores of required) for (const tool of scores.keys()) counts.set(tool, (counts.get(tool) ?? 0) + 1);
-  let complete = false;
-  for (const count of counts.values()) if (count === required.length) complete = true;
-  const candidates = [...counts.keys()].filter((tool) => !complete || counts.get(tool) === required.length);
+  const size = index.size;
+  const required = plan.required.map((term) => termScores(term, lookup, size));
+  const counts = new Uint8Array(size);
+  const touched: number[] = [];
+  let best = 0;
+  for (const term of required) {
+    for (const tool of term.tools) {
+      if (counts[tool] === 0) touched.push(tool);
+      counts[tool] = counts[tool]! + 1;
+      if (counts[tool]! > best) best = counts[tool]!;
+    }
+  }
+  const complete = best === required.length;
+  const candidates = complete ? touched.filter((tool) => counts[tool] === required.length) : touched;
 
-  const optional = plan.optional.map((term) => termScores(term, lookup));
+  const optional = plan.optional.map((term) => termScores(term, lookup, size));
   let maxVisits = 0;
   for (const tool of candidates) maxVisits = Math.max(maxVisits, tools[tool]!.visits);
   const visitsScale = maxVisits > 0 ? VISITS_BONUS / Math.log1p(maxVisits) : 0;
 
-  const score = new Map<number, number>();
+  const score = new Float64Array(size);
   for (const tool of candidates) {
     let text = 0;
-    for (const scores of required) text += scores.get(tool) ?? 0;
+    for (const term of required) text += term.scores[tool]!;
     text /= required.length;
     let extra = 0;
-    for (const scores of optional) extra += scores.get(tool) ?? 0;
+    for (const term of optional) extra += term.scores[tool]!;
     if (optional.length > 0) text += (OPTIONAL_SHARE * extra) / optional.length;
     const { featured, visits } = tools[tool]!;
-    score.set(tool, text + (featured ? FEATURED_BONUS : 0) + Math.log1p(visits) * visitsScale);
+    // Coverage first (a partial answer lists tools matching more words first), then text and popularity.
+    score[tool] = counts[tool]! * 1000 + text + (featured ? FEATURED_BONUS : 0) + Math.log1p(visits) * visitsScale;
   }
-  candidates.sort(
-    (a, b) =>
-      counts.get(b)! - counts.get(a)! || score.get(b)! - score.get(a)! || tools[b]!.visits - tools[a]!.visits || a - b,
-  );
+  for (const matches of cache.values()) index.release(matches);
+  candidates.sort((a, b) => score[b]! - score[a]! || tools[b]!.visits - tools[a]!.visits || a - b);
   return { order: candidates, mode: complete || candidates.length === 0 ? 'all' : 'partial' };
 }

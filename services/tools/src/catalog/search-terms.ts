@@ -12,6 +12,8 @@ export interface Term {
   text: string;
   /** The first is the query's own reading; the others are aliases or other readings. */
   alternatives: string[][];
+  /** Read only when no alternative matches anything: spaced words each on their own (`jie` … `tu`). */
+  fallback?: string[][];
 }
 
 export interface TermPlan {
@@ -138,7 +140,7 @@ export function planTerms(keyword: string, aliases: AliasGroups = NO_ALIASES): T
     if (group.length === 1) required.push(termOf(group[0]!));
     else if (group.length > 1) {
       const joined = group.join('');
-      required.push({ text: group.join(' '), alternatives: [[joined], ...(aliases.alternatives.get(joined) ?? []).flatMap(readings), [...group]] });
+      required.push({ text: group.join(' '), alternatives: [[joined], ...(aliases.alternatives.get(joined) ?? []).flatMap(readings)], fallback: [[...group]] });
     }
     group = [];
   };
