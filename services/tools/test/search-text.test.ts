@@ -56,7 +56,7 @@ describe('planning a search', () => {
   it('when a sentence has filler and question words, then only its specific words are required', () => {
     const plan = planTerms('有没有免费的在线pdf合并工具');
     expect(plan.required.map((term) => term.text)).toEqual(['pdf', '合并']);
-    expect(plan.optional.map((term) => term.text)).toEqual(expect.arrayContaining(['免费', '在线', '工具']));
+    expect(plan.ignored).toEqual(expect.arrayContaining(['免费', '在线', '工具']));
     expect(planTerms('推荐一个好用的截图软件').required.map((term) => term.text)).toEqual(['截图']);
   });
 

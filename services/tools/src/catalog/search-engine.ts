@@ -115,14 +115,14 @@ export function createSearchEngine(options: SearchEngineOptions) {
     async search(keyword: string, offset: number, limit: number): Promise<SearchHits> {
       const { index, tools, aliases } = await current();
       const plan = planTerms(keyword, aliases);
-      const ranking = rankTools(plan, index, tools);
+      const ranking = rankTools(plan, index, tools, offset + limit);
       return {
         ids: ranking.order.slice(offset, offset + limit).map((position) => tools[position]!.id),
-        total: ranking.order.length,
+        total: ranking.total,
         match: {
           mode: ranking.mode,
           terms: plan.required.map((term) => term.text),
-          ignored: plan.optional.map((term) => term.text).filter((text) => text !== plan.normalized.replace(/ /g, '')),
+          ignored: plan.ignored,
         },
       };
     },

@@ -14,8 +14,10 @@ export interface RankedTool {
 }
 
 export interface Ranking {
-  /** Tool positions in the index, best first. */
+  /** Tool positions in the index, best first: the first `need` of them. */
   order: number[];
+  /** How many tools were found. */
+  total: number;
   /** Whether the tools found match every required term ('all') or only some ('partial'). */
   mode: 'all' | 'partial';
 }
@@ -82,8 +84,8 @@ function scoreAlternatives(alternatives: { parts: string[]; index: number }[], l
   });
 }
 
-export function rankTools(plan: TermPlan, index: SearchIndex, tools: RankedTool[]): Ranking {
-  if (plan.required.length === 0) return { order: [], mode: 'all' };
+export function rankTools(plan: TermPlan, index: SearchIndex, tools: RankedTool[], need: number): Ranking {
+  if (plan.required.length === 0) return { order: [], total: 0, mode: 'all' };
   const cache = new Map<string, PartMatches>();
   const lookup = (part: string) => {
     let found = cache.get(part);
@@ -123,6 +125,13 @@ export function rankTools(plan: TermPlan, index: SearchIndex, tools: RankedTool[
     score[tool] = counts[tool]! * 1000 + text + (featured ? FEATURED_BONUS : 0) + Math.log1p(visits) * visitsScale;
   }
   for (const matches of cache.values()) index.release(matches);
-  candidates.sort((a, b) => score[b]! - score[a]! || tools[b]!.visits - tools[a]!.visits || a - b);
-  return { order: candidates, mode: complete || candidates.length === 0 ? 'all' : 'partial' };
+  // Only the first `need` are ordered: a one-letter keyword finds thousands of tools at 10,000.
+  let top = candidates;
+  if (candidates.length > need * 2 && need > 0) {
+    const sorted = Float64Array.from(candidates, (tool) => score[tool]!).sort();
+    const threshold = sorted[sorted.length - need]!;
+    top = candidates.filter((tool) => score[tool]! >= threshold);
+  }
+  top.sort((a, b) => score[b]! - score[a]! || tools[b]!.visits - tools[a]!.visits || a - b);
+  return { order: top.slice(0, need), total: candidates.length, mode: complete || candidates.length === 0 ? 'all' : 'partial' };
 }

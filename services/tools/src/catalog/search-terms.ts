@@ -19,8 +19,13 @@ export interface Term {
 export interface TermPlan {
   normalized: string;
   required: Term[];
-  /** Filler words, lone characters, whole phrases: they add to a tool's rank, never decide whether it is found. */
+  /** The whole phrase: it adds to a tool's rank (图片压缩 the tag above 图片 … 压缩 apart), never decides whether it is found. */
   optional: Term[];
+  /**
+   * Filler words and lone characters, left out: they would only rank, and each matches a large share of
+   * the catalog (在线, 工具), which costs more than it tells.
+   */
+  ignored: string[];
 }
 
 /** Operator-edited equivalences: every member of a group finds what the others find. */
@@ -119,6 +124,7 @@ export function planTerms(keyword: string, aliases: AliasGroups = NO_ALIASES): T
 
   const required: Term[] = [];
   const optional: Term[] = [];
+  const ignored: string[] = [];
   // A text of several words or scripts (`json格式化`, `screen recording`) is also found word by word.
   const readings = (text: string): string[][] => {
     // Lone characters beside words are suffixes (编辑器 → 编辑) or particles: dropped, as in the query itself.
@@ -154,8 +160,8 @@ export function planTerms(keyword: string, aliases: AliasGroups = NO_ALIASES): T
     }
   }
   closeGroup();
-  for (const part of parts) if (!needed.includes(part)) optional.push(termOf(part.text));
+  for (const part of parts) if (!needed.includes(part)) ignored.push(part.text);
   // The whole query ranks as one phrase too (图片压缩 the tag above 图片 … 压缩 apart).
   if (parts.length > 1) optional.push(termOf(normalized.replace(/ /g, '')));
-  return { normalized, required, optional };
+  return { normalized, required, optional, ignored };
 }
