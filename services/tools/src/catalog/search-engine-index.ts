@@ -161,7 +161,9 @@ export function buildSearchIndex(toolForms: ToolForms[]): SearchIndex {
     lookup(part) {
       const found: PartMatches = { tools: [], scores: pool.pop() ?? new Float32Array(size * FIELD_SLOTS) };
       scan(sortedStarts, part, found);
-      if ([...part].length >= 2) scan(sortedInners, part, found);
+      // Inside words: two Chinese characters (截图 in 长截图) or three letters (pdf in smallpdf); two letters
+      // inside latin words are noise (ps in upscayl, deepseek).
+      if ([...part].length >= (/^[a-z0-9]+$/.test(part) ? 3 : 2)) scan(sortedInners, part, found);
       const latin = /^[a-z]+$/.test(part);
       if (latin && part.length >= 3) {
         // Fuzzy pinyin: the part read as syllables, each folded (zh→z, l→n, -ng→-n), against folded tool pinyin.
