@@ -12,7 +12,7 @@ import { createCatalogEdits } from './catalog/catalog-edits';
 import { createCatalogEditor } from './catalog/catalog-editor';
 import { createCatalogRepository } from './catalog/catalog-repository';
 import { createRevisionWatch } from './catalog/revision-watch';
-import { createDirectoryService } from './catalog/directory-service';
+import { catalogSearchEngine, createDirectoryService } from './catalog/directory-service';
 import { createAdminRoutes } from './admin-web/admin-routes';
 import { createEditorAuth } from './editors/editor-auth';
 import { createEditorSignInLimiter } from './editors/editor-sign-in-limiter';
@@ -82,6 +82,7 @@ export function createServices(deps: AppDeps) {
   const catalog = createCatalogRepository(deps.db);
   const revision = createRevisionWatch({ readRevision: catalog.catalogRevision, checkMs: REVISION_CHECK_MS, now });
   const icons = createIconRepository(deps.db);
+  const searchEngine = catalogSearchEngine(catalog, now);
   return {
     metrics,
     icons,
@@ -91,11 +92,12 @@ export function createServices(deps: AppDeps) {
       readCacheTtlMs: deps.config.readCacheTtlMs,
       revision: revision.current,
       now,
+      searchEngine,
     }),
     // The website's data is cached by the site cache alone, which knows when the catalog changed; the same
     // directory operations (and search engine) without their own TTL cache, which would outlive a change.
     site: createSiteService({
-      directory: createDirectoryService({ catalog, cacheTtlMs: 0, now }),
+      directory: createDirectoryService({ catalog, cacheTtlMs: 0, now, searchEngine }),
       catalog,
       queries: createSiteQueries(deps.db),
       iconVersions: icons.versionsBySlug,

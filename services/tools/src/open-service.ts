@@ -7,8 +7,6 @@ import { runAdminCommand } from './admin/commands';
 import { createApp, createReadiness, type Readiness } from './app';
 import { memoryKeyVersion, redisKeyVersion } from './auth/key-version';
 import type { ToolsConfig } from './config';
-import { createCatalogRepository } from './catalog/catalog-repository';
-import { reindexStaleSearchDocuments } from './catalog/search-index';
 import { createMetrics, type Metrics } from './metrics/metrics';
 import { openRedis, waitForRedis } from './ratelimit/redis-connection';
 import { createRequestLimiter } from './ratelimit/request-limiter';
@@ -38,9 +36,6 @@ export async function openToolsService(
   try {
     db = options.db ?? (await openDb(target, { migrationSource }));
     await migrateToLatest(db);
-    // Search documents are computed in Node (pinyin): fill in those missing or from an older version of the code.
-    const reindexed = await reindexStaleSearchDocuments(createCatalogRepository(db));
-    if (reindexed > 0) logger.info({ tools: reindexed }, 'search documents computed');
     if (config.redisUrl) {
       redis = openRedis(config.redisUrl, logger);
       // Start even when Redis is down (fail open); the limiter switches to Redis as soon as it connects.

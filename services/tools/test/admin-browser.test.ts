@@ -114,7 +114,9 @@ describeWithChromium('editors admin in Chromium', () => {
     await expect(page.getByRole('link', { name: 'Excalidraw', exact: true }).count()).resolves.toBe(1);
 
     await page.goto(`${base}/category/image`);
-    await page.getByRole('link', { name: /Excalidraw/ }).first().click();
+    // The card itself opens the tool's site in a new tab; its page here is the card's 详情 link.
+    await expect(page.locator('.tool-card[data-slug="excalidraw"] .tool-card__link').getAttribute('target')).resolves.toBe('_blank');
+    await page.getByRole('link', { name: 'Excalidraw 的详情' }).click();
     await page.waitForURL(/\/tool\/excalidraw$/);
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toContain('Excalidraw');
     await expect(page.getByText('手绘风格的在线白板').count()).resolves.toBeGreaterThan(0);

@@ -1,4 +1,4 @@
-import { planSearch } from '../src/catalog/search-query';
+import { buildAliasGroups, planTerms } from '../src/catalog/search-terms';
 import { hanWords, normalizeSearchText, pinyinReadings } from '../src/catalog/search-text';
 
 describe('reading latin letters as pinyin', () => {
@@ -21,7 +21,7 @@ describe('reading latin letters as pinyin', () => {
   it('when a hundred letters have many readings or none, then a few readings or none come back (no exhaustive search)', () => {
     expect(pinyinReadings('xian'.repeat(25))).toHaveLength(8);
     expect(pinyinReadings(`${'xian'.repeat(24)}xvan`)).toEqual([]);
-    expect(planSearch(`${'xian'.repeat(24)}xvan`).required).toHaveLength(1);
+    expect(planTerms(`${'xian'.repeat(24)}xvan`).required).toHaveLength(1);
   });
 });
 
@@ -33,21 +33,53 @@ describe('cutting Chinese into words', () => {
   });
 });
 
-describe('planning a search', () => {
-  it('when text is full-width or mixed case, then it is folded', () => {
+describe('normalizing what is typed and what is indexed', () => {
+  it('when text is full-width, mixed case, traditional or holds invisible characters, then it is folded to one form', () => {
     expect(normalizeSearchText('  ＰＤＦ　转换 ')).toBe('pdf 转换');
+    expect(normalizeSearchText('截圖 圖片壓縮 網盤 思維導圖')).toBe('截图 图片压缩 网盘 思维导图');
+    expect(normalizeSearchText('截\u200b图\ufeff')).toBe('截图');
   });
 
-  it('when a phrase has generic words or a lone suffix character, then only its specific words are required', () => {
-    const plan = planSearch('免费的密码管理器');
-    expect(plan.required.map((term) => term.text)).toEqual(['密码', '管理']);
-    expect(plan.ranking.map((term) => term.text)).toEqual(expect.arrayContaining(['免费', '的', '器', '免费的密码管理器']));
+  it('when pinyin carries tone marks, tone numbers or apostrophes, then they are dropped', () => {
+    expect(normalizeSearchText('tú piàn yā suō')).toBe('tu pian ya suo');
+    expect(normalizeSearchText('tu2pian4ya1suo1')).toBe('tu pian ya suo');
+    expect(normalizeSearchText("jie'tu")).toBe('jie tu');
+    expect(normalizeSearchText('lǜ sè')).toBe('lv se');
   });
 
-  it('when words are given with spaces, then each is required and spaced pinyin also ranks as one word', () => {
-    const plan = planSearch('jie tu');
-    expect(plan.required.map((term) => term.text)).toEqual(['jie', 'tu']);
-    expect(plan.ranking.map((term) => term.text)).toEqual(['jietu', 'jie tu']);
-    expect(planSearch('tupian压缩').required.map((term) => term.text)).toEqual(['tupian', '压缩']);
+  it('when digits belong to a name (mp3, pdf24, 5118, 7-zip), then they stay', () => {
+    expect(normalizeSearchText('MP3 PDF24 5118 7-Zip h5')).toBe('mp3 pdf24 5118 7-zip h5');
+  });
+});
+
+describe('planning a search', () => {
+  it('when a sentence has filler and question words, then only its specific words are required', () => {
+    const plan = planTerms('有没有免费的在线pdf合并工具');
+    expect(plan.required.map((term) => term.text)).toEqual(['pdf', '合并']);
+    expect(plan.ignored).toEqual(expect.arrayContaining(['免费', '在线', '工具']));
+    expect(planTerms('推荐一个好用的截图软件').required.map((term) => term.text)).toEqual(['截图']);
+  });
+
+  it('when the query is only filler words, then they are required (在线工具 is a category)', () => {
+    expect(planTerms('在线工具').required.map((term) => term.text)).toEqual(['在线', '工具']);
+  });
+
+  it('when latin words are given with spaces, then they are one term: joined, or each on its own', () => {
+    expect(planTerms('jie tu').required).toEqual([{ text: 'jie tu', alternatives: [['jietu']], fallback: [['jie', 'tu']] }]);
+    expect(planTerms('tupian压缩').required.map((term) => term.text)).toEqual(['tupian', '压缩']);
+  });
+
+  it('when the query holds an alias, in either language and inside a phrase, then the term is found under every member of its group', () => {
+    const aliases = buildAliasGroups([
+      { term: '截图', alias: 'Screenshot' },
+      { term: '截图', alias: '截屏' },
+      { term: '谷歌', alias: 'google' },
+    ]);
+    expect(planTerms('screenshot', aliases).required[0]!.alternatives).toEqual([['screenshot'], ['截图'], ['截屏']]);
+    const plan = planTerms('谷歌翻译', aliases);
+    expect(plan.required.map((term) => term.alternatives[0])).toEqual([['谷歌'], ['翻译']]);
+    expect(plan.required[0]!.alternatives).toContainEqual(['google']);
+    // A latin alias only at word boundaries: `googled` is not `google`.
+    expect(planTerms('googled', aliases).required[0]!.alternatives).toEqual([['googled']]);
   });
 });

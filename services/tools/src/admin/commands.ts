@@ -15,6 +15,7 @@ import type { RequestLimiter } from '../ratelimit/request-limiter';
 import { ensureDemoData } from '../demo';
 import { EDITOR_HELP, runEditorCommand } from './editor-commands';
 import { ICON_HELP, isOutboundCommand, LINK_HELP, runOutboundCommand, type OutboundCommandContext } from './outbound-commands';
+import { ALIAS_HELP, runAliasCommand } from './alias-commands';
 
 export const ADMIN_HELP = `Tool directory admin
 
@@ -44,6 +45,7 @@ Tools
       CSV header: slug,name,description,url,icon,category,tags,is_featured   (tags separated by "|", is_featured true/false/1/0)
 
 ${EDITOR_HELP}
+${ALIAS_HELP}
 
 Mini-program ads
   ads:set <file.json>                             store the ads config (validated; see openapi.yaml AdsConfig)
@@ -144,6 +146,7 @@ function sortOrder(raw: string | undefined): number | undefined {
 export async function runAdminCommand(argv: string[], ctx: AdminContext): Promise<number> {
   const [command, ...rest] = argv;
   if (command?.startsWith('editor:')) return runEditorCommand(command, rest, ctx);
+  if (command?.startsWith('aliases:')) return runAliasCommand(command, rest, ctx);
   try {
     switch (command) {
       case 'key:create': {

@@ -3,7 +3,6 @@ import type { z } from 'zod';
 import { createCatalogRepository } from './catalog-repository';
 import { createCatalogEdits } from './catalog-edits';
 import { categorySchema, toolSchema } from './importer';
-import { refreshSearchDocuments } from './search-index';
 
 /** What an editor's form sends: text fields as typed. */
 export type FormFields = Record<string, string | undefined>;
@@ -50,7 +49,7 @@ export function splitTags(raw: string | undefined): string[] {
 
 /**
  * The editors' writes to the catalog. Each is one transaction through the import's own validation
- * (toolSchema, categorySchema), its upserts and its search-document refresh, so a tool saved in the
+ * (toolSchema, categorySchema) and its upserts, so a tool saved in the
  * admin is stored exactly as the same row imported would be; a refused form stores nothing. The
  * revision trigger moves with every write; `changed` tells this process's caches at once.
  */
@@ -106,7 +105,6 @@ export function createCatalogEditor(db: Knex, changed: () => void) {
             // A new tool's slug must be free: an upsert that found it taken changed a tool that is not this one.
             if (id === undefined && outcome !== 'created') throw new Refused([slugTaken]);
             await edits.setToolSortOrder(tool.slug, sortOrder.data);
-            await refreshSearchDocuments(catalog, { toolSlugs: [tool.slug] });
             return id ?? (await catalog.findTool({ slug: tool.slug }))!.id;
           }),
         slugTaken,
@@ -145,7 +143,6 @@ export function createCatalogEditor(db: Knex, changed: () => void) {
             const outcome = await catalog.upsertCategory(category);
             if (id === undefined && outcome !== 'created') throw new Refused([slugTaken]);
             const savedId = (await catalog.categoryIdsBySlug()).get(category.slug)!;
-            if (outcome === 'updated') await refreshSearchDocuments(catalog, { categoryIds: [savedId] });
             return savedId;
           }),
         slugTaken,

@@ -193,7 +193,7 @@ function createCatalogQueries(db: Knex) {
 
     /**
      * Insert or update by slug, keeping the visit count; a row that already holds these values is left alone.
-     * The tool's search document is written separately (search-index.ts), from what is stored.
+     * Any change moves the catalog revision (a trigger), so search indexes rebuild with it.
      */
     async upsertTool(input: ToolUpsert): Promise<UpsertOutcome> {
       const result = await db.raw<{ rows: { created: boolean }[] }>(

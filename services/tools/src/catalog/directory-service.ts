@@ -1,7 +1,7 @@
 import { notFound } from '../errors/app-error';
 import type { CatalogRepository, Category, Tool } from './catalog-repository';
 import { withoutCategorySlug } from './catalog-repository';
-import { planSearch } from './search-query';
+import { createSearchEngine, SEARCH_VISITS_REFRESH_MS, type SearchEngine, type SearchMatch } from './search-engine';
 import { createTtlCache } from './ttl-cache';
 
 export const POPULAR_TOOLS = 10;
@@ -32,6 +32,8 @@ export interface SearchResult {
   page: number;
   limit: number;
   total_pages: number;
+  /** Extension field (not in the seed's answer): how the keyword was read, see SearchMatch. */
+  match: SearchMatch;
 }
 
 export interface CategoryDetail extends ToolPage {
@@ -58,6 +60,19 @@ export interface DirectoryServiceOptions {
   /** The catalog revision this process knows: cached answers from an older one are not served. */
   revision?: () => Promise<number>;
   now: () => number;
+  /** Shared by the directory services of one process (one in-memory index); one is made when absent. */
+  searchEngine?: SearchEngine;
+}
+
+/** The search engine over a catalog repository (see search-engine.ts). */
+export function catalogSearchEngine(catalog: CatalogRepository, now: () => number): SearchEngine {
+  return createSearchEngine({
+    readRevision: catalog.catalogRevision,
+    loadSnapshot: catalog.searchSnapshot,
+    loadVisits: catalog.toolVisits,
+    visitsRefreshMs: SEARCH_VISITS_REFRESH_MS,
+    now,
+  });
 }
 
 /** The read operations of the directory API, on typed input (the routes parse the request). */
@@ -67,6 +82,7 @@ export function createDirectoryService(options: DirectoryServiceOptions) {
   // Pages and results are what every list or search request asks for; a short TTL takes the database
   // off the hot path (a tool's visits in a list may lag by that much, as totals do by cacheTtlMs).
   const reads = createTtlCache(options.readCacheTtlMs ?? 0, options.now, undefined, options.revision);
+  const engine = options.searchEngine ?? catalogSearchEngine(catalog, options.now);
 
   /** A list page and its total. The total is an aggregate like stats: counting every tool per request would scan them all. */
   async function toolPage(categoryId: number | undefined, page: number, limit: number) {
@@ -103,17 +119,19 @@ export function createDirectoryService(options: DirectoryServiceOptions) {
       };
     },
 
-    /** Every word of the keyword must match (see search-query.ts); `total` counts every match, not just this page. */
+    /** Every word of the keyword must match, or as many as any tool does (see search-terms.ts); `total` counts every match. */
     search(request: { keyword: string; page: number; limit: number }): Promise<SearchResult> {
       return reads.get(`search:${request.page}:${request.limit}:${request.keyword}`, async () => {
-        const plan = planSearch(request.keyword);
-        const { tools, total } = await catalog.searchTools(plan, (request.page - 1) * request.limit, request.limit);
+        const hits = await engine.search(request.keyword, (request.page - 1) * request.limit, request.limit);
+        const tools = await catalog.toolsByIds(hits.ids);
+        const total = hits.total;
         return {
           data: tools.map(withoutCategorySlug),
           total,
           page: request.page,
           limit: request.limit,
           total_pages: Math.ceil(total / request.limit),
+          match: hits.match,
         };
       });
     },

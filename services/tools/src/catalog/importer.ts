@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { CatalogRepository, CategoryInput } from './catalog-repository';
 import { parseCsvSource, parseJsonSource } from './import-sources';
-import { refreshSearchDocuments } from './search-index';
 
 export { CSV_HEADER, ImportFormatError } from './import-sources';
 
@@ -161,8 +160,6 @@ export async function importCatalog(repository: CatalogRepository, text: string,
 
   return repository.transaction(async (trx) => {
     const seenCategorySlugs = new Set<string>();
-    /** Categories whose name may have changed: their tools' search documents carry it. */
-    const renamedCategorySlugs: string[] = [];
     for (const { row, fields } of source.categories) {
       const slugGuess = typeof fields.slug === 'string' ? fields.slug : null;
       if (fields.__notAnObject) {
@@ -181,7 +178,6 @@ export async function importCatalog(repository: CatalogRepository, text: string,
       seenCategorySlugs.add(parsed.data.slug);
       const category: CategoryInput = parsed.data;
       const outcome = await trx.upsertCategory(category);
-      if (outcome === 'updated') renamedCategorySlugs.push(category.slug);
       report.categories[outcome] += 1;
     }
 
@@ -227,11 +223,6 @@ export async function importCatalog(repository: CatalogRepository, text: string,
       });
       report.tools[outcome] += 1;
     }
-
-    // Unchanged tools too: their document may be missing or from an older version of the search code.
-    if (seenToolSlugs.size > 0) await refreshSearchDocuments(trx, { toolSlugs: [...seenToolSlugs] });
-    const renamedCategoryIds = renamedCategorySlugs.map((slug) => categoryIds.get(slug)!);
-    if (renamedCategoryIds.length > 0) await refreshSearchDocuments(trx, { categoryIds: renamedCategoryIds });
     return report;
   });
 }

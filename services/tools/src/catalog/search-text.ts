@@ -11,10 +11,7 @@ export function hasHan(text: string): boolean {
   return HAN_CHARACTER.test(text);
 }
 
-/** NFKC (full-width → half-width, compatibility forms folded), lowercase, one space between words. */
-export function normalizeSearchText(text: string): string {
-  return text.normalize('NFKC').toLowerCase().replace(/\s+/gu, ' ').trim();
-}
+export { normalizeSearchText } from './search-normalize';
 
 /** Splits text into runs of Chinese characters and runs of anything else: `tupian压缩` → `tupian`, `压缩`. */
 export function scriptRuns(text: string): { text: string; han: boolean }[] {
@@ -35,32 +32,6 @@ const FUNCTION_CHARACTERS = new Set([...'的地得了和与及或等并也都而
 export function isFunctionWord(word: string): boolean {
   return FUNCTION_CHARACTERS.has(word);
 }
-
-/**
- * Words that describe nearly every tool in a directory of tools. Inside a longer phrase they are kept for
- * ranking but not required: `图片在线压缩工具` must find a compressor whose text never says 在线.
- */
-export const GENERIC_QUERY_WORDS = new Set([
-  '工具',
-  '软件',
-  '在线',
-  '网站',
-  '网页',
-  '平台',
-  '免费',
-  '好用',
-  '推荐',
-  '神器',
-  '官网',
-  '下载',
-  '网页版',
-  '电脑版',
-  '手机版',
-  '中文版',
-  '应用',
-  'app',
-  ...FUNCTION_CHARACTERS,
-]);
 
 let wordSegmenter: Intl.Segmenter | undefined;
 

@@ -6,6 +6,7 @@ import * as catalogRevision from '../../migrations/20261124010000_catalog_revisi
 import * as editors from '../../migrations/20261127135227_editors';
 import * as englishFields from '../../migrations/20261127135300_english_fields';
 import * as iconsAndLinkHealth from '../../migrations/20261127135741_icons_and_link_health';
+import * as searchAliases from '../../migrations/20261127135800_search_aliases';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -21,6 +22,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['20261127135227_editors', editors],
   ['20261127135300_english_fields', englishFields],
   ['20261127135741_icons_and_link_health', iconsAndLinkHealth],
+  ['20261127135800_search_aliases', searchAliases],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,0 +1,185 @@
+import { buildToolForms, foldSyllable, MIN_TYPO_LENGTH, type Field, type Form, type ToolForms } from './search-forms';
+import { pinyinReadings } from './search-text';
+
+/**
+ * The in-memory index of one catalog revision: every form of every tool in sorted arrays, so that a query
+ * part finds its matches by binary search (prefix range) whatever its length, one letter included, and
+ * a map of one-letter deletions for typos. Built per replica from the database (search-engine.ts).
+ */
+
+/**
+ * What one query part matches: the tools (positions in the index, each once) and, for each, its best score
+ * in each field at `scores[tool * FIELD_SLOTS + field]` (0 = no match). Dense arrays, not maps: a one-letter
+ * part matches thousands of tools at 10,000.
+ */
+export interface PartMatches {
+  tools: number[];
+  scores: Float32Array;
+}
+export const FIELD_SLOTS = 4;
+
+/** The slug is the name's address form: one field for ranking, or a tool would count its name twice. */
+const FIELD_INDEX: Record<Field, number> = { name: 0, slug: 0, tag: 1, category: 2, description: 3 };
+
+/**
+ * The tiers: exact name/slug, then prefix, word start, pinyin, initials, fuzzy pinyin, typo, description.
+ * [exact, prefix] per field for each kind of form; a tag loses 1.5 per place after the first (its main tags first).
+ */
+const TIERS: Record<string, Record<Field, [number, number]>> = {
+  'text/whole': { name: [100, 86], slug: [100, 84], tag: [92, 80], category: [62, 55], description: [32, 32] },
+  'text/word': { name: [78, 76], slug: [74, 74], tag: [74, 72], category: [52, 50], description: [32, 32] },
+  'text/inner': { name: [60, 60], slug: [58, 58], tag: [58, 56], category: [42, 42], description: [28, 28] },
+  'pinyin/whole': { name: [70, 62], slug: [70, 62], tag: [68, 60], category: [46, 42], description: [0, 0] },
+  'pinyin/word': { name: [62, 60], slug: [62, 60], tag: [60, 58], category: [42, 40], description: [26, 26] },
+  'pinyin/inner': { name: [50, 48], slug: [50, 48], tag: [48, 46], category: [36, 34], description: [0, 0] },
+  'initials/whole': { name: [60, 52], slug: [60, 52], tag: [58, 50], category: [40, 36], description: [0, 0] },
+  'initials/word': { name: [52, 50], slug: [52, 50], tag: [50, 48], category: [36, 34], description: [0, 0] },
+  'initials/inner': { name: [40, 38], slug: [40, 38], tag: [38, 36], category: [30, 28], description: [0, 0] },
+  'fuzzy/whole': { name: [46, 42], slug: [46, 42], tag: [44, 40], category: [34, 32], description: [0, 0] },
+  'fuzzy/word': { name: [42, 40], slug: [42, 40], tag: [40, 38], category: [32, 30], description: [22, 22] },
+  'fuzzy/inner': { name: [34, 32], slug: [34, 32], tag: [32, 30], category: [28, 26], description: [0, 0] },
+};
+const TYPO_SCORE: Record<Field, number> = { name: 40, slug: 40, tag: 38, category: 30, description: 0 };
+const TAG_RANK_STEP = 1.5;
+/** Buffers kept for reuse: more than the lookups of one query with aliases. */
+const POOL_SIZE = 64;
+
+interface SortedForms {
+  texts: string[];
+  tools: Int32Array;
+  fields: Uint8Array;
+  exact: Float32Array;
+  prefix: Float32Array;
+}
+
+function sortForms(entries: { tool: number; form: Form }[]): SortedForms {
+  entries.sort((a, b) => (a.form.text < b.form.text ? -1 : a.form.text > b.form.text ? 1 : 0));
+  const sorted: SortedForms = {
+    texts: new Array<string>(entries.length),
+    tools: new Int32Array(entries.length),
+    fields: new Uint8Array(entries.length),
+    exact: new Float32Array(entries.length),
+    prefix: new Float32Array(entries.length),
+  };
+  entries.forEach(({ tool, form }, i) => {
+    const [exact, prefix] = TIERS[`${form.variant}/${form.position}`]![form.field];
+    const penalty = form.field === 'tag' ? form.rank * TAG_RANK_STEP : 0;
+    sorted.texts[i] = form.text;
+    sorted.tools[i] = tool;
+    sorted.fields[i] = FIELD_INDEX[form.field];
+    sorted.exact[i] = exact - penalty;
+    sorted.prefix[i] = prefix - penalty;
+  });
+  return sorted;
+}
+
+function lowerBound(texts: string[], value: string): number {
+  let low = 0;
+  let high = texts.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (texts[middle]! < value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** Damerau–Levenshtein distance at most one (one letter wrong, missing, extra, or two swapped). */
+export function withinOneEdit(a: string, b: string): boolean {
+  if (a === b) return true;
+  if (Math.abs(a.length - b.length) > 1) return false;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i += 1;
+  if (a.length === b.length) {
+    if (a.slice(i + 1) === b.slice(i + 1)) return true;
+    return a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2);
+  }
+  return a.length > b.length ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+}
+
+function deletions(word: string): string[] {
+  const variants = [word];
+  for (let i = 0; i < word.length; i += 1) variants.push(word.slice(0, i) + word.slice(i + 1));
+  return variants;
+}
+
+export interface SearchIndex {
+  size: number;
+  /** Every tool matching the part, with its best score in each field. Give it back with `release` when done. */
+  lookup(part: string): PartMatches;
+  /** Returns a lookup's buffer for reuse: a query allocates no large arrays, so the heap stays quiet (no GC pauses). */
+  release(matches: PartMatches): void;
+}
+
+export function buildSearchIndex(toolForms: ToolForms[]): SearchIndex {
+  const starts: { tool: number; form: Form }[] = [];
+  const inners: { tool: number; form: Form }[] = [];
+  const fuzzy: { tool: number; form: Form }[] = [];
+  // Typos: every distinct word once, with the tools that have it; its one-letter deletions point to the word.
+  const typoTools = new Map<string, { tool: number; field: number; score: number }[]>();
+  toolForms.forEach(({ forms, typoWords }, tool) => {
+    for (const form of forms) (form.variant === 'fuzzy' ? fuzzy : form.position === 'inner' ? inners : starts).push({ tool, form });
+    for (const { word, field, rank } of typoWords) {
+      const entry = { tool, field: FIELD_INDEX[field], score: TYPO_SCORE[field] - (field === 'tag' ? rank * TAG_RANK_STEP : 0) };
+      const list = typoTools.get(word);
+      if (list) list.push(entry);
+      else typoTools.set(word, [entry]);
+    }
+  });
+  const typoWordsByDeletion = new Map<string, string[]>();
+  for (const word of typoTools.keys()) {
+    for (const variant of deletions(word)) {
+      const list = typoWordsByDeletion.get(variant);
+      if (list) list.push(word);
+      else typoWordsByDeletion.set(variant, [word]);
+    }
+  }
+  const sortedStarts = sortForms(starts);
+  const sortedInners = sortForms(inners);
+  const sortedFuzzy = sortForms(fuzzy);
+
+  const size = toolForms.length;
+  const pool: Float32Array[] = [];
+  const record = (found: PartMatches, tool: number, field: number, score: number) => {
+    const slot = tool * FIELD_SLOTS;
+    if (found.scores[slot] === 0 && found.scores[slot + 1] === 0 && found.scores[slot + 2] === 0 && found.scores[slot + 3] === 0) found.tools.push(tool);
+    if (score > found.scores[slot + field]!) found.scores[slot + field] = score;
+  };
+  const scan = (sorted: SortedForms, part: string, found: PartMatches) => {
+    const { texts } = sorted;
+    for (let i = lowerBound(texts, part); i < texts.length && texts[i]!.startsWith(part); i += 1) {
+      record(found, sorted.tools[i]!, sorted.fields[i]!, texts[i]!.length === part.length ? sorted.exact[i]! : sorted.prefix[i]!);
+    }
+  };
+
+  return {
+    size,
+    release(matches) {
+      for (const tool of matches.tools) matches.scores.fill(0, tool * FIELD_SLOTS, tool * FIELD_SLOTS + FIELD_SLOTS);
+      if (pool.length < POOL_SIZE) pool.push(matches.scores);
+    },
+    lookup(part) {
+      const found: PartMatches = { tools: [], scores: pool.pop() ?? new Float32Array(size * FIELD_SLOTS) };
+      scan(sortedStarts, part, found);
+      // Inside words: two Chinese characters (截图 in 长截图) or three letters (pdf in smallpdf); two letters
+      // inside latin words are noise (ps in upscayl, deepseek).
+      if ([...part].length >= (/^[a-z0-9]+$/.test(part) ? 3 : 2)) scan(sortedInners, part, found);
+      const latin = /^[a-z]+$/.test(part);
+      if (latin && part.length >= 3) {
+        // Fuzzy pinyin: the part read as syllables, each folded (zh→z, l→n, -ng→-n), against folded tool pinyin.
+        const folded = new Set(pinyinReadings(part, 4).map((reading) => [...reading.syllables.map(foldSyllable), reading.partial ?? ''].join('')));
+        for (const text of folded) scan(sortedFuzzy, text, found);
+      }
+      if (/^[a-z0-9]+$/.test(part) && /[a-z]/.test(part) && part.length >= MIN_TYPO_LENGTH) {
+        const words = new Set(deletions(part).flatMap((variant) => typoWordsByDeletion.get(variant) ?? []));
+        for (const word of words) {
+          if (!withinOneEdit(part, word)) continue;
+          for (const entry of typoTools.get(word)!) record(found, entry.tool, entry.field, entry.score);
+        }
+      }
+      return found;
+    },
+  };
+}
+
+export { buildToolForms };

@@ -1,0 +1,132 @@
+import { buildSearchIndex, buildToolForms, type SearchIndex } from './search-engine-index';
+import type { ToolForms, ToolSource } from './search-forms';
+import { rankTools } from './search-rank';
+import { buildAliasGroups, planTerms, type AliasGroups } from './search-terms';
+
+/**
+ * Search runs in memory on every replica: the catalog (tens of thousands of tools at most) is read once per
+ * catalog revision and indexed (search-engine-index.ts), so a query costs no table scan whatever its length.
+ * The revision moves with every change to tools, categories or aliases (the catalog_revision migration's
+ * triggers), and is read before each search: a change made on any replica is searched at once. Visit counts
+ * move without a revision; they are re-read every `visitsRefreshMs`.
+ */
+
+export interface SnapshotTool extends ToolSource {
+  id: number;
+  featured: boolean;
+  visits: number;
+}
+
+export interface SearchSnapshot {
+  revision: number;
+  tools: SnapshotTool[];
+  aliases: { term: string; alias: string }[];
+}
+
+export interface SearchEngineOptions {
+  readRevision: () => Promise<number>;
+  loadSnapshot: () => Promise<SearchSnapshot>;
+  loadVisits: () => Promise<Map<number, number>>;
+  visitsRefreshMs: number;
+  now: () => number;
+}
+
+export interface SearchHits {
+  ids: number[];
+  total: number;
+  match: SearchMatch;
+}
+
+/** The answer's `match` extension: how the keyword was read, and whether the tools match all of it. */
+export interface SearchMatch {
+  mode: 'all' | 'partial';
+  /** The words every tool had to match (in `partial` mode: as many of them as any tool does). */
+  terms: string[];
+  /** Filler words (有没有, 推荐, 工具…) that only ranked. */
+  ignored: string[];
+}
+
+/** How often visit counts (a ranking signal) are re-read: they move on every visit, without a revision. */
+export const SEARCH_VISITS_REFRESH_MS = 30_000;
+
+interface State {
+  revision: number;
+  index: SearchIndex;
+  tools: SnapshotTool[];
+  aliases: AliasGroups;
+  forms: Map<string, ToolForms>;
+  visitsReadAt: number;
+}
+
+const signature = (tool: ToolSource) => JSON.stringify([tool.name, tool.slug, tool.tags, tool.description, tool.categoryName]);
+
+export function createSearchEngine(options: SearchEngineOptions) {
+  let state: State | undefined;
+  let building: Promise<State> | undefined;
+  let refreshingVisits: Promise<void> | undefined;
+
+  async function build(): Promise<State> {
+    const snapshot = await options.loadSnapshot();
+    // Forms of unchanged tools are reused: a rebuild after one edit recomputes one tool's pinyin.
+    const forms = new Map<string, ToolForms>();
+    const toolForms = snapshot.tools.map((tool) => {
+      const key = signature(tool);
+      const computed = state?.forms.get(key) ?? forms.get(key) ?? buildToolForms(tool);
+      forms.set(key, computed);
+      return computed;
+    });
+    return {
+      revision: snapshot.revision,
+      index: buildSearchIndex(toolForms),
+      tools: snapshot.tools,
+      aliases: buildAliasGroups(snapshot.aliases),
+      forms,
+      visitsReadAt: options.now(),
+    };
+  }
+
+  async function current(): Promise<State> {
+    const revision = await options.readRevision();
+    if (!state || state.revision !== revision) {
+      building ??= build().finally(() => {
+        building = undefined;
+      });
+      const built = await building;
+      if (!state || built.revision >= state.revision) state = built;
+      return state;
+    }
+    if (options.now() - state.visitsReadAt >= options.visitsRefreshMs) {
+      const stale = state;
+      refreshingVisits ??= options
+        .loadVisits()
+        .then((visits) => {
+          for (const tool of stale.tools) tool.visits = visits.get(tool.id) ?? tool.visits;
+          stale.visitsReadAt = options.now();
+        })
+        .finally(() => {
+          refreshingVisits = undefined;
+        });
+      await refreshingVisits;
+    }
+    return state;
+  }
+
+  return {
+    async search(keyword: string, offset: number, limit: number): Promise<SearchHits> {
+      const { index, tools, aliases } = await current();
+      const plan = planTerms(keyword, aliases);
+      const ranking = rankTools(plan, index, tools, offset + limit);
+      return {
+        ids: ranking.order.slice(offset, offset + limit).map((position) => tools[position]!.id),
+        total: ranking.total,
+        match: {
+          mode: ranking.mode,
+          terms: plan.required.map((term) => term.text),
+          ignored: plan.ignored,
+        },
+      };
+    },
+  };
+}
+
+export type SearchEngine = ReturnType<typeof createSearchEngine>;
