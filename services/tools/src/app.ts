@@ -14,6 +14,8 @@ import { createCatalogRepository } from './catalog/catalog-repository';
 import { createRevisionWatch } from './catalog/revision-watch';
 import { catalogSearchEngine, createDirectoryService } from './catalog/directory-service';
 import { createAdminRoutes } from './admin-web/admin-routes';
+import { createOutboundAdmin } from './admin-web/outbound-admin';
+import { fetcherSettings } from './outbound/fetcher';
 import { createEditorAuth } from './editors/editor-auth';
 import { createEditorSignInLimiter } from './editors/editor-sign-in-limiter';
 import { createEditorsRepository } from './editors/editors-repository';
@@ -45,7 +47,7 @@ const SITE_CACHE_ENTRIES = 2000;
 const LOGGED_QUERY_NAMES = ['action', 'page', 'limit', 'q', 'category_id', 'slug', 'id', 'type'];
 
 export interface AppDeps {
-  config: Pick<ToolsConfig, 'defaultRateLimitPerHour' | 'anonymousRateLimitPerHour' | 'statsCacheTtlMs' | 'readCacheTtlMs' | 'siteCacheTtlMs' | 'publicBaseUrl' | 'trustedProxies'>;
+  config: Pick<ToolsConfig, 'defaultRateLimitPerHour' | 'anonymousRateLimitPerHour' | 'statsCacheTtlMs' | 'readCacheTtlMs' | 'siteCacheTtlMs' | 'publicBaseUrl' | 'trustedProxies' | 'outboundAllowCidrs' | 'outboundTimeoutMs' | 'iconRefreshDays' | 'linkCheckIntervalHours'>;
   db: Knex;
   limiter: RequestLimiter;
   logger: Logger;
@@ -120,6 +122,13 @@ export function createServices(deps: AppDeps) {
       // Its writes tell the watch, so this process's caches drop what they hold at once.
       editor: createCatalogEditor(deps.db, revision.changed),
       edits: createCatalogEdits(deps.db),
+      outbound: createOutboundAdmin({
+        db: deps.db,
+        fetcher: fetcherSettings(deps.config),
+        iconRefreshDays: deps.config.iconRefreshDays,
+        linkCheckIntervalHours: deps.config.linkCheckIntervalHours,
+        changed: revision.changed,
+      }),
       keys: {
         repository: createApiKeysRepository(deps.db),
         limiter: deps.limiter,

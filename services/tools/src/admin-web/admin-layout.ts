@@ -10,7 +10,7 @@ export interface AdminContext {
   session?: { editorName: string; csrfToken: string };
 }
 
-export type Section = 'tools' | 'categories' | 'keys';
+export type Section = 'tools' | 'categories' | 'keys' | 'links';
 
 /** The hidden field every POST form carries (checked against the session, or the sign-in cookie). */
 export function csrfField(token: string): Html {
@@ -85,7 +85,8 @@ export function renderAdminPage(context: AdminContext, page: { title: string; se
       ${session
         ? html`<a href="/admin/tools"${current('tools')}>${T.tools}</a>
       <a href="/admin/categories"${current('categories')}>${T.categories}</a>
-      <a href="/admin/keys"${current('keys')}>${T.keys}</a>`
+      <a href="/admin/keys"${current('keys')}>${T.keys}</a>
+      <a href="/admin/links"${current('links')}>${T.links}</a>`
         : null}
       <a href="/">${T.viewSite}</a>
       ${session

@@ -23,6 +23,9 @@ import {
 import { ADMIN_TEXT as T } from './admin-text';
 import { createCatalogAdminRoutes } from './catalog-admin-routes';
 import { createKeysAdminRoutes, type KeysAdminDeps } from './keys-admin-routes';
+import { createIconAdminRoutes, ICON_FILE_PATH, iconUploadParser } from './icon-admin-routes';
+import { createLinkHealthRoutes } from './link-health-routes';
+import type { OutboundAdmin } from './outbound-admin';
 
 /** The admin's pages allow what the site's do (no inline script or style), and no framing, caching or indexing. */
 const ADMIN_HEADERS = {
@@ -45,6 +48,7 @@ export interface AdminRoutesDeps {
   edits: CatalogEdits;
   siteAssets: SiteAssets;
   keys: KeysAdminDeps;
+  outbound: OutboundAdmin;
 }
 
 const sessionOf = (res: Response) => res.locals.editorSession as EditorSession | undefined;
@@ -121,6 +125,8 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Router {
     res.redirect(303, safeNext(next));
   });
 
+  router.post(ICON_FILE_PATH, iconUploadParser((res) => sessionOf(res) !== undefined));
+
   // Everything below is for a signed-in editor; a POST must also carry the session's form token.
   router.use((req, res, next) => {
     const session = sessionOf(res);
@@ -142,7 +148,10 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Router {
     res.redirect(303, '/admin/');
   });
 
-  router.use(createCatalogAdminRoutes({ editor: deps.editor, edits: deps.edits, contextOf }));
+  const icons = createIconAdminRoutes({ outbound: deps.outbound, edits: deps.edits, contextOf });
+  router.use(icons.router);
+  router.use(createCatalogAdminRoutes({ editor: deps.editor, edits: deps.edits, contextOf, iconPanel: icons.panelFor }));
+  router.use(createLinkHealthRoutes({ outbound: deps.outbound, contextOf }));
   router.use(createKeysAdminRoutes({ ...deps.keys, contextOf }));
 
   router.use((_req, res) => {

@@ -56,6 +56,7 @@ export const ADMIN_TEXT = {
   categoryNotEmpty: (name: string, count: number) => `分类「${name}」下还有 ${count} 个工具，不能删除：先把这些工具移到其他分类或删除。`,
   categoryIconLabel: '图标',
   keys: 'API 密钥',
+  links: '失效链接',
   keysIntro: '密钥只在创建时显示一次，之后只保存它的摘要。停用的密钥立即被拒绝（403）。',
   noKeys: '还没有 API 密钥。',
   newKey: '创建密钥',

@@ -1,13 +1,15 @@
 import { Router, type Request, type Response } from 'express';
-import type { CatalogEdits } from '../catalog/catalog-edits';
+import type { CatalogEdits, EditableTool } from '../catalog/catalog-edits';
 import type { CatalogEditor, FormFields, SaveResult } from '../catalog/catalog-editor';
 import { notFound } from '../errors/app-error';
+import type { Html } from '../site/html';
 import { renderConfirmDelete, type AdminContext } from './admin-layout';
+import { HEALTH_TEXT as H } from './health-text';
 import { ADMIN_TEXT as T } from './admin-text';
 import { categoryFormFields, renderCategoryForm, renderCategoryList } from './category-pages';
 import { renderToolForm, renderToolList, toolFormFields, TOOLS_PER_PAGE } from './tool-pages';
 
-const NOTICES: Record<string, string> = { saved: T.saved, deleted: T.deleted, featured: T.featuredDone, unfeatured: T.unfeaturedDone };
+const NOTICES: Record<string, string> = { saved: T.saved, deleted: T.deleted, featured: T.featuredDone, unfeatured: T.unfeaturedDone, icon: H.iconSaved, icon_cleared: H.iconCleared };
 const FORM_FIELDS = ['slug', 'name', 'description', 'url', 'icon', 'category', 'tags', 'is_featured', 'sort_order'];
 
 /** A database id from the path; anything else names nothing (404). */
@@ -37,7 +39,13 @@ function noticeOf(req: Request): string | undefined {
 }
 
 /** The admin's pages over tools and categories; every request here is a signed-in editor's (admin-routes.ts checks). */
-export function createCatalogAdminRoutes(deps: { editor: CatalogEditor; edits: CatalogEdits; contextOf: (res: Response) => AdminContext }): Router {
+export function createCatalogAdminRoutes(deps: {
+  editor: CatalogEditor;
+  edits: CatalogEdits;
+  contextOf: (res: Response) => AdminContext;
+  /** The icon section of a tool's edit page (icon-admin-routes.ts). */
+  iconPanel: (context: AdminContext, tool: EditableTool) => Promise<Html>;
+}): Router {
   const { editor, edits, contextOf } = deps;
   const router = Router();
   const send = (res: Response, status: number, body: string) => res.status(status).type('html').send(body);
@@ -54,8 +62,9 @@ export function createCatalogAdminRoutes(deps: { editor: CatalogEditor; edits: C
     const categoryRaw = typeof req.query.category === 'string' && /^[1-9]\d{0,8}$/.test(req.query.category) ? Number(req.query.category) : undefined;
     const query = typeof req.query.q === 'string' ? req.query.q.trim().slice(0, 100) : '';
     const page = pageNumber(req.query.page);
-    const [list, all] = await Promise.all([edits.listTools({ categoryId: categoryRaw, query }, (page - 1) * TOOLS_PER_PAGE, TOOLS_PER_PAGE), categories()]);
-    send(res, 200, renderToolList(contextOf(res), { ...list, page, categories: all, categoryId: categoryRaw, query, notice: noticeOf(req) }));
+    const sort = req.query.sort === 'visits' ? 'visits' : undefined;
+    const [list, all] = await Promise.all([edits.listTools({ categoryId: categoryRaw, query, sort }, (page - 1) * TOOLS_PER_PAGE, TOOLS_PER_PAGE), categories()]);
+    send(res, 200, renderToolList(contextOf(res), { ...list, page, categories: all, categoryId: categoryRaw, query, sort, notice: noticeOf(req) }));
   });
 
   router.get('/tools/new', async (req, res) => {
@@ -74,7 +83,9 @@ export function createCatalogAdminRoutes(deps: { editor: CatalogEditor; edits: C
   router.get('/tools/:id/edit', async (req, res) => {
     const tool = await edits.findTool(idOf(req));
     if (!tool) throw notFound();
-    send(res, 200, renderToolForm(contextOf(res), { id: tool.id, heading: T.editTool(tool.name), form: toolFormFields(tool), errors: [], categories: await categories() }));
+    const context = contextOf(res);
+    const [all, iconPanel] = await Promise.all([categories(), deps.iconPanel(context, tool)]);
+    send(res, 200, renderToolForm(context, { id: tool.id, heading: T.editTool(tool.name), form: toolFormFields(tool), errors: [], categories: all, iconPanel, notice: noticeOf(req) }));
   });
 
   router.post('/tools/:id', async (req, res) => {

@@ -1,6 +1,7 @@
 import type { EditableCategory, EditableTool } from '../catalog/catalog-edits';
 import type { FormFields } from '../catalog/catalog-editor';
-import { html } from '../site/html';
+import { html, type Html } from '../site/html';
+import { HEALTH_TEXT as H } from './health-text';
 import { csrfField, errorSummary, field, renderAdminPage, type AdminContext, type FieldError } from './admin-layout';
 import { ADMIN_TEXT as T } from './admin-text';
 
@@ -9,6 +10,8 @@ export const TOOLS_PER_PAGE = 50;
 export interface ToolListView {
   tools: EditableTool[];
   total: number;
+  totalVisits: number;
+  sort?: 'visits';
   page: number;
   categories: EditableCategory[];
   categoryId?: number;
@@ -20,6 +23,7 @@ function listHref(view: ToolListView, page: number): string {
   const params = new URLSearchParams();
   if (view.categoryId !== undefined) params.set('category', String(view.categoryId));
   if (view.query) params.set('q', view.query);
+  if (view.sort) params.set('sort', view.sort);
   if (page > 1) params.set('page', String(page));
   const query = params.toString();
   return `/admin/tools${query ? `?${query}` : ''}`;
@@ -47,19 +51,24 @@ export function renderToolList(context: AdminContext, view: ToolListView): strin
     section: 'tools',
     notice: view.notice ? html`<p class="notice" role="status">${view.notice}</p>` : null,
     main: html`<div class="admin-head"><h1>${T.tools}</h1><a class="btn" href="/admin/tools/new">${T.newTool}</a></div>
+<p class="admin-total" data-total-visits="${view.totalVisits}">${H.totalVisits(view.totalVisits)}</p>
 <form class="filters" method="get" action="/admin/tools" role="search">
   <div class="field"><label for="filter-category">${T.fields.category}</label><select id="filter-category" name="category">
     <option value="">${T.allCategories}</option>
     ${view.categories.map((category) => html`<option value="${category.id}"${category.id === view.categoryId ? html` selected` : null}>${category.name}</option>`)}
   </select></div>
   <div class="field"><label for="filter-q">${T.searchTools}</label><input type="search" id="filter-q" name="q" value="${view.query}" maxlength="100"></div>
+  <div class="field"><label for="filter-sort">${H.sortByVisits}</label><select id="filter-sort" name="sort">
+    <option value="">${H.sortDefault}</option>
+    <option value="visits"${view.sort === 'visits' ? html` selected` : null}>${H.sortByVisits}</option>
+  </select></div>
   <button class="btn btn--quiet" type="submit">${T.filter}</button>
 </form>
 ${view.tools.length === 0
   ? html`<p class="admin-card">${view.categories.length === 0 ? T.noCategories : T.noTools}</p>`
   : html`<div class="table-wrap"><table class="admin-table">
   <caption class="visually-hidden">${T.tools}</caption>
-  <thead><tr><th scope="col">${T.fields.name}</th><th scope="col">${T.fields.category}</th><th scope="col" class="num">${T.fields.sort_order}</th><th scope="col" class="num">${T.visits}</th><th scope="col">${T.featured}</th><th scope="col">${T.actions}</th></tr></thead>
+  <thead><tr><th scope="col">${T.fields.name}</th><th scope="col">${T.fields.category}</th><th scope="col" class="num">${T.fields.sort_order}</th><th scope="col" class="num"${view.sort === 'visits' ? html` aria-sort="descending"` : null}><a href="${listHref({ ...view, sort: 'visits' }, 1)}">${T.visits}</a></th><th scope="col">${T.featured}</th><th scope="col">${T.actions}</th></tr></thead>
   <tbody>${rows}</tbody>
 </table></div>
 <nav class="admin-pager" aria-label="${T.pageOf(view.page, pages)}">
@@ -87,7 +96,7 @@ export function toolFormFields(tool: EditableTool): FormFields {
 
 export function renderToolForm(
   context: AdminContext,
-  view: { id?: number; heading: string; form: FormFields; errors: readonly FieldError[]; categories: EditableCategory[] },
+  view: { id?: number; heading: string; form: FormFields; errors: readonly FieldError[]; categories: EditableCategory[]; iconPanel?: Html; notice?: string },
 ): string {
   const { form, errors } = view;
   const value = (name: string) => form[name] ?? '';
@@ -95,6 +104,7 @@ export function renderToolForm(
   return renderAdminPage(context, {
     title: view.heading,
     section: 'tools',
+    notice: view.notice ? html`<p class="notice" role="status">${view.notice}</p>` : null,
     main: html`<div class="admin-head"><h1>${view.heading}</h1>${view.id !== undefined ? html`<a class="btn btn--quiet" href="/admin/tools/${view.id}/delete">${T.delete}</a>` : null}</div>
 ${errorSummary(errors)}
 <form class="admin-card" method="post" action="${view.id === undefined ? '/admin/tools' : `/admin/tools/${view.id}`}" novalidate>
@@ -117,6 +127,7 @@ ${errorSummary(errors)}
     <div class="field field--check field--wide"><input type="checkbox" id="field-is_featured" name="is_featured"${value('is_featured') === 'on' ? html` checked` : null}><label for="field-is_featured">${T.fields.is_featured}</label></div>
   </div>
   <div class="actions"><button class="btn" type="submit">${T.save}</button><a class="btn btn--quiet" href="/admin/tools">${T.cancel}</a></div>
-</form>`,
+</form>
+${view.iconPanel ?? null}`,
   });
 }

@@ -44,18 +44,23 @@ function toEditable(row: Record<string, unknown>): EditableTool {
  */
 export function createCatalogEdits(db: Knex) {
   return {
-    async listTools(filter: { categoryId?: number; query?: string }, offset: number, limit: number): Promise<{ tools: EditableTool[]; total: number }> {
+    /** Tools in the category order, or most visited first (`sort: 'visits'`); with the matching count and their visits in total. */
+    async listTools(filter: { categoryId?: number; query?: string; sort?: 'visits' }, offset: number, limit: number): Promise<{ tools: EditableTool[]; total: number; totalVisits: number }> {
       const base = db('tools as t').join('categories as c', 'c.id', 't.category_id');
       if (filter.categoryId !== undefined) base.where('t.category_id', filter.categoryId);
       if (filter.query) {
         const like = `%${filter.query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
         base.where((where) => where.whereILike('t.name', like).orWhereILike('t.slug', like));
       }
+      const order =
+        filter.sort === 'visits'
+          ? [{ column: 't.visits', order: 'desc' }, { column: 't.id' }]
+          : [{ column: 'c.sort_order' }, { column: 'c.id' }, { column: 't.sort_order' }, { column: 't.id' }];
       const [rows, count] = await Promise.all([
-        base.clone().select(toolColumns).orderBy([{ column: 'c.sort_order' }, { column: 'c.id' }, { column: 't.sort_order' }, { column: 't.id' }]).offset(offset).limit(limit),
-        base.clone().count<{ count: string }[]>({ count: '*' }).first(),
+        base.clone().select(toolColumns).orderBy(order).offset(offset).limit(limit),
+        base.clone().count({ count: '*' }).sum({ visits: 't.visits' }).first(),
       ]);
-      return { tools: rows.map(toEditable), total: Number(count?.count ?? 0) };
+      return { tools: rows.map(toEditable), total: Number(count?.count ?? 0), totalVisits: Number(count?.visits ?? 0) };
     },
 
     async findTool(id: number): Promise<EditableTool | undefined> {

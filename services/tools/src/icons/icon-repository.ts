@@ -122,12 +122,18 @@ export function createIconRepository(db: Knex) {
       return new Map(rows.map((row) => [String(row.slug), String(row.version)]));
     },
 
-    async states(options: { failingOnly?: boolean } = {}): Promise<IconState[]> {
+    /** One tool's icon state (the admin's tool page); undefined: no such tool. */
+    async stateBySlug(slug: string): Promise<IconState | undefined> {
+      return (await this.states({ slug }))[0];
+    },
+
+    async states(options: { failingOnly?: boolean; slug?: string } = {}): Promise<IconState[]> {
       const query = db('tools as t')
         .leftJoin('tool_icons as i', 'i.tool_id', 't.id')
         .select('t.slug', 'i.version', 'i.source_url', 'i.override_url', 'i.override_file', 'i.fetched_at', 'i.failures', 'i.next_try_at', 'i.last_error')
         .orderBy('t.id');
       if (options.failingOnly) query.where('i.failures', '>', 0);
+      if (options.slug !== undefined) query.where('t.slug', options.slug);
       const rows = await query;
       return rows.map((row) => ({
         slug: String(row.slug),

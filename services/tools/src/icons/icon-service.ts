@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import type { Fetcher } from '../outbound/fetcher';
-import { findIcon, IconNotFoundError } from './icon-finder';
-import { renderIcon } from './icon-image';
+import { OutboundError } from '../outbound/outbound-error';
+import { findIcon, IconNotFoundError, MAX_ICON_BYTES } from './icon-finder';
+import { NotAnIconError, renderIcon } from './icon-image';
 import type { IconRepository, IconTarget } from './icon-repository';
 
 /** A failed icon is tried again after an hour, then 2, 4, 8 ... hours, at most the refresh period. */
@@ -67,6 +68,30 @@ export function createIconService(deps: { icons: IconRepository; fetcher: Fetche
       if (!target) return undefined;
       await icons.setOverrideUrl(target.toolId, url, now());
       return refresh({ ...target, overrideUrl: url, overrideFile: false });
+    },
+
+    /**
+     * The editor's icon URL and nothing else (no fallback to the site's icons): fetched through the same
+     * fetcher and checks; stored with the override only when it is a real icon, so a refusal changes nothing.
+     */
+    async useUrl(slug: string, url: string): Promise<IconOutcome | undefined> {
+      const target = await icons.targetBySlug(slug);
+      if (!target) return undefined;
+      const started = now();
+      let found: { png: Buffer; sourceUrl: string };
+      try {
+        const response = await fetcher.fetch({ url, maxBytes: MAX_ICON_BYTES, accept: 'image/avif,image/webp,image/png,image/svg+xml,image/*;q=0.8,*/*;q=0.5' });
+        if (response.status !== 200) return { slug, ok: false, error: `HTTP ${response.status}` };
+        found = { png: (await renderIcon(response.body)).png, sourceUrl: response.url };
+      } catch (error) {
+        if (error instanceof OutboundError) return { slug, ok: false, error: error.failure };
+        if (error instanceof NotAnIconError) return { slug, ok: false, error: error.message };
+        throw error;
+      }
+      await icons.setOverrideUrl(target.toolId, url, started);
+      const icon = { content: found.png, contentType: 'image/png', version: versionOf(found.png), sourceUrl: found.sourceUrl, fromFile: false };
+      await icons.store(target.toolId, icon, now(), new Date(started.getTime() + deps.refreshDays * DAY_MS));
+      return { slug, ok: true, sourceUrl: found.sourceUrl };
     },
 
     /** An icon file the operator gives: validated and rendered like a fetched one, then never refetched. */

@@ -70,6 +70,12 @@ export function createLinkRepository(db: Knex) {
       return rows.map((row) => ({ toolId: Number(row.id), slug: String(row.slug), url: String(row.url) }));
     },
 
+    /** One tool's link with its name (the admin's history page); undefined: no such tool. */
+    async targetWithName(slug: string): Promise<(LinkTarget & { name: string }) | undefined> {
+      const row = await db('tools').where({ slug }).first('id', 'slug', 'url', 'name');
+      return row ? { toolId: Number(row.id), slug: String(row.slug), url: String(row.url), name: String(row.name) } : undefined;
+    },
+
     async allTargets(): Promise<LinkTarget[]> {
       const rows = await db('tools').select('id', 'slug', 'url').orderBy('id');
       return rows.map((row) => ({ toolId: Number(row.id), slug: String(row.slug), url: String(row.url) }));

@@ -11,7 +11,7 @@ import { DEFAULT_SORT, pageUrl, visitUrl, type PageLocation } from './site-urls'
 const AVATAR_HUES = 8;
 
 /** A stable colour class for a tool's letter avatar (a class: the CSP allows no inline styles). */
-function avatarHue(slug: string): number {
+export function avatarHue(slug: string): number {
   let hash = 0;
   for (const character of slug) hash = (hash * 31 + character.codePointAt(0)!) >>> 0;
   return hash % AVATAR_HUES;
