@@ -3,6 +3,8 @@ export const HEALTH_TEXT = {
   linksTitle: '失效链接',
   linksIntro: '后台任务定期检查每个工具的网址；这里是最近一次的结果。',
   status: { ok: '正常', broken: '失效', unknown: '未知' } as Record<string, string>,
+  statusHeading: '状态',
+  filterLabel: '按状态筛选',
   showBroken: '只看失效',
   showUnknown: '只看未知',
   showAll: '全部已检查',

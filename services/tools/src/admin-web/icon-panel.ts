@@ -28,7 +28,8 @@ export function renderIconPanel(context: AdminContext, view: IconPanelView): Htm
   const csrf = csrfField(context.session!.csrfToken);
   const { state } = view;
   const letter = [...view.name.trim()][0]?.toUpperCase() ?? '?';
-  const action = (what: string) => `/admin/tools/${view.toolId}/icon/${what}`;
+  // The fragment brings the answer (a refusal is a page of its own) back to this section.
+  const action = (what: string) => `/admin/tools/${view.toolId}/icon/${what}#icon`;
   const invalid = (name: 'icon_url' | 'icon_file') => (view.error?.field === name ? html` aria-invalid="true" aria-describedby="field-${name}-error"` : null);
   return html`<section class="admin-card icon-panel" id="icon" aria-labelledby="icon-heading">
   <h2 id="icon-heading">${H.iconTitle}</h2>

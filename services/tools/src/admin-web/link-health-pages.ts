@@ -36,14 +36,14 @@ export function renderLinkHealth(context: AdminContext, view: { counts: Record<L
 <ul class="link-counts" aria-label="${H.linksTitle}">
   ${(['ok', 'broken', 'unknown'] as const).map((status) => html`<li>${statusBadge(status)} <strong data-count="${status}">${view.counts[status]}</strong></li>`)}
 </ul>
-<nav class="filters" aria-label="${H.linksTitle}">
+<nav class="filters link-filters" aria-label="${H.filterLabel}">
   ${filters.map(([value, label]) => html`<a href="/admin/links?status=${value}"${value === view.filter ? html` aria-current="page"` : null}>${label}</a>`)}
 </nav>
 ${view.links.length === 0
   ? html`<p class="admin-card">${H.noLinks}</p>`
   : html`<div class="table-wrap"><table class="admin-table">
   <caption class="visually-hidden">${H.linksTitle}</caption>
-  <thead><tr><th scope="col">${H.tool}</th><th scope="col">${H.url}</th><th scope="col">${H.status.ok}/${H.status.broken}</th><th scope="col">${H.reason}</th><th scope="col">${H.checkedAt}</th><th scope="col" class="num">${H.failures}</th><th scope="col">${H.history}</th></tr></thead>
+  <thead><tr><th scope="col">${H.tool}</th><th scope="col">${H.url}</th><th scope="col">${H.statusHeading}</th><th scope="col">${H.reason}</th><th scope="col">${H.checkedAt}</th><th scope="col" class="num">${H.failures}</th><th scope="col">${H.history}</th></tr></thead>
   <tbody>${rows}</tbody>
 </table></div>`}`,
   });
@@ -63,7 +63,7 @@ ${view.checks.length === 0
   ? html`<p class="admin-card">${H.noHistory}</p>`
   : html`<div class="table-wrap"><table class="admin-table">
   <caption class="visually-hidden">${H.history}</caption>
-  <thead><tr><th scope="col">${H.checkedAt}</th><th scope="col">${H.status.ok}/${H.status.broken}</th><th scope="col">${H.reason}</th><th scope="col" class="num">${H.httpStatus}</th><th scope="col" class="num">${H.duration}</th><th scope="col">${H.url}</th></tr></thead>
+  <thead><tr><th scope="col">${H.checkedAt}</th><th scope="col">${H.statusHeading}</th><th scope="col">${H.reason}</th><th scope="col" class="num">${H.httpStatus}</th><th scope="col" class="num">${H.duration}</th><th scope="col">${H.url}</th></tr></thead>
   <tbody>${rows}</tbody>
 </table></div>`}
 <p><a href="/admin/links">${H.backToLinks}</a></p>`,
