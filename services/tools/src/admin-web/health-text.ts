@@ -56,6 +56,7 @@ export const HEALTH_TEXT = {
     network: '网络错误',
   } as Record<string, string>,
   totalVisits: (count: number) => `全部工具共 ${count} 次访问`,
+  sortLabel: '排序方式',
   sortByVisits: '按访问排序',
   sortDefault: '按分类排序',
 } as const;

@@ -58,7 +58,7 @@ export function renderToolList(context: AdminContext, view: ToolListView): strin
     ${view.categories.map((category) => html`<option value="${category.id}"${category.id === view.categoryId ? html` selected` : null}>${category.name}</option>`)}
   </select></div>
   <div class="field"><label for="filter-q">${T.searchTools}</label><input type="search" id="filter-q" name="q" value="${view.query}" maxlength="100"></div>
-  <div class="field"><label for="filter-sort">${H.sortByVisits}</label><select id="filter-sort" name="sort">
+  <div class="field"><label for="filter-sort">${H.sortLabel}</label><select id="filter-sort" name="sort">
     <option value="">${H.sortDefault}</option>
     <option value="visits"${view.sort === 'visits' ? html` selected` : null}>${H.sortByVisits}</option>
   </select></div>
