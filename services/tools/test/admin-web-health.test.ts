@@ -45,6 +45,7 @@ async function site(handler: http.RequestListener): Promise<LoopbackSite> {
 
 const toolId = async (slug: string) => Number((await harness.db('tools').where({ slug }).first('id')).id);
 const png = (colour: string) => sharp({ create: { width: 32, height: 32, channels: 4, background: colour } }).png().toBuffer();
+const revision = async () => Number((await harness.db('catalog_revision').where({ id: 1 }).first('revision')).revision);
 const iconRow = async (slug: string) => harness.db('tool_icons as i').join('tools as t', 't.id', 'i.tool_id').where('t.slug', slug).first('i.version', 'i.override_url', 'i.override_file', 'i.source_url');
 
 describe('link health in the admin', () => {
@@ -111,12 +112,15 @@ describe('icons in the tool edit page', () => {
     const id = await toolId('github');
     const before = await agent.get('/tool/github');
     expect(before.text).not.toContain('/icons/github?v=');
+    const revisionBefore = await revision();
 
     const res = await agent.post(`/admin/tools/${id}/icon/url`).type('form').send({ csrf, icon_url: `${host.origin}/logo.png` });
     expect(res.status).toBe(303);
     expect(res.headers.location).toBe(`/admin/tools/${id}/edit?done=icon#icon`);
     const stored = await iconRow('github');
     expect(stored).toMatchObject({ override_url: `${host.origin}/logo.png`, override_file: false, source_url: `${host.origin}/logo.png` });
+    // The revision other replicas watch moved too (the tool_icons triggers), not only this process's caches.
+    expect(await revision()).toBeGreaterThan(revisionBefore);
     expect((await agent.get('/tool/github')).text).toContain(`/icons/github?v=${stored.version}`);
     const edit = await agent.get(`/admin/tools/${id}/edit?done=icon`);
     expect(edit.text).toContain('图标已更新。');
