@@ -131,6 +131,24 @@ describe('icons in the tool edit page', () => {
     expect((await iconRow('github')).override_url).toBeNull();
   });
 
+  it('when "fetch again" is pressed, then the icon is fetched from the site now; a site with none is named in the form', async () => {
+    const icon = await png('#22aa44');
+    const host = await site((req, res) => (req.url === '/favicon.ico' ? res.writeHead(200, { 'content-type': 'image/png' }).end(icon) : res.writeHead(200, { 'content-type': 'text/html' }).end('<html><head></head></html>')));
+    const bare = await site((_req, res) => res.writeHead(404).end());
+    await harness.db('tools').where({ slug: 'github' }).update({ url: `${host.origin}/` });
+    await harness.db('tools').where({ slug: 'tinypng' }).update({ url: `${bare.origin}/`, icon: '' });
+
+    const res = await agent.post(`/admin/tools/${await toolId('github')}/icon/refresh`).type('form').send({ csrf });
+    expect(res.status).toBe(303);
+    expect((await iconRow('github')).source_url).toBe(`${host.origin}/favicon.ico`);
+
+    const none = await agent.post(`/admin/tools/${await toolId('tinypng')}/icon/refresh`).type('form').send({ csrf });
+    expect(none.status).toBe(422);
+    expect(none.text).toContain('无法获取图标：');
+    expect(none.text).toContain('/favicon.ico: HTTP 404');
+    expect((await iconRow('tinypng')).version).toBeNull();
+  });
+
   it('when the URL is a private address and the allow-list is off, then it is refused by name and nothing is stored', async () => {
     const local = await startSite((_req, res) => res.writeHead(200).end('x'), '127.0.0.1');
     sites.push(local);
