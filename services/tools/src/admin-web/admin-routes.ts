@@ -23,6 +23,8 @@ import {
 import { ADMIN_TEXT as T } from './admin-text';
 import { createCatalogAdminRoutes } from './catalog-admin-routes';
 import { createKeysAdminRoutes, type KeysAdminDeps } from './keys-admin-routes';
+import type { SubmissionsService } from '../submissions/submissions-service';
+import { createSubmissionsAdminRoutes } from './submissions-admin-routes';
 
 /** The admin's pages allow what the site's do (no inline script or style), and no framing, caching or indexing. */
 const ADMIN_HEADERS = {
@@ -45,6 +47,7 @@ export interface AdminRoutesDeps {
   edits: CatalogEdits;
   siteAssets: SiteAssets;
   keys: KeysAdminDeps;
+  submissions: SubmissionsService;
 }
 
 const sessionOf = (res: Response) => res.locals.editorSession as EditorSession | undefined;
@@ -59,6 +62,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Router {
       siteAssets: deps.siteAssets,
       adminCssUrl: `/admin/assets/${ADMIN_CSS_NAME}`,
       session: session ? { editorName: session.editor.name, csrfToken: session.csrfToken } : undefined,
+      pendingSubmissions: res.locals.pendingSubmissions as number | undefined,
     };
   };
   const send = (res: Response, status: number, body: string) => res.status(status).type('html').send(body);
@@ -135,6 +139,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Router {
     }
     next();
   });
+  router.use(async (_req, res, next) => void ((res.locals.pendingSubmissions = await deps.submissions.repository.countPending()), next()));
 
   router.post('/sign-out', async (req, res) => {
     await auth.signOut(sessionOf(res)!);
@@ -144,6 +149,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Router {
 
   router.use(createCatalogAdminRoutes({ editor: deps.editor, edits: deps.edits, contextOf }));
   router.use(createKeysAdminRoutes({ ...deps.keys, contextOf }));
+  router.use(createSubmissionsAdminRoutes({ submissions: deps.submissions, editor: deps.editor, edits: deps.edits, contextOf }));
 
   router.use((_req, res) => {
     send(res, 404, renderMessagePage(contextOf(res), T.notFoundTitle, T.notFoundText));
