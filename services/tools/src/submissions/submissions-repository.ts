@@ -29,10 +29,7 @@ export function createSubmissionsRepository(db: Knex) {
       if (pending) return true;
       // Tools' URLs were typed by editors and importers: the same key, computed in SQL.
       const tool = await db('tools')
-        .whereRaw(
-          `lower(regexp_replace(regexp_replace(regexp_replace(url, '^https?://(www\\.)?', '', 'i'), '#.*$', ''), '/+$', '')) = ?`,
-          [key],
-        )
+        .whereRaw(`lower(regexp_replace(regexp_replace(regexp_replace(url, ?, '', 'i'), ?, ''), ?, '')) = ?`, ['^https?://(www[.])?', '#.*$', '/+$', key])
         .first('id');
       return Boolean(tool);
     },
