@@ -56,7 +56,7 @@ describe('submitting', () => {
     expect(empty.text).toContain('表单有 3 处需要修改');
     expect(empty.text).toContain('<span class="form-field__error" id="submit-name-error">请填写工具名称。</span>');
     expect(empty.text).toContain('<span class="form-field__error" id="submit-url-error">请填写网址。</span>');
-    expect(empty.text).toContain('<span class="form-field__error" id="submit-category-error">请填写分类。</span>');
+    expect(empty.text).toContain('<span class="form-field__error" id="submit-category-error">请从列表中选择一个分类。</span>');
 
     const wrong = await post(valid({ url: 'javascript:alert(1)', category: 'nope', description: 'x'.repeat(501) }));
     expect(wrong.status).toBe(422);

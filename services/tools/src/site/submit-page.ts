@@ -15,7 +15,9 @@ export function renderSubmitForm(context: PageContext, view: { categories: Categ
   const t = SUBMIT_TEXT[lang];
   const form = view.form ?? EMPTY;
   const errors = view.errors ?? [];
-  const messageOf = (error: SubmissionFieldError) => t.problems[error.problem](t.fields[error.field]);
+  // A select is chosen, not filled in: an empty category gets the same words as an unknown one.
+  const messageOf = (error: SubmissionFieldError) =>
+    (error.field === 'category' && error.problem === 'required' ? t.problems.unknownCategory : t.problems[error.problem])(t.fields[error.field]);
   const errorOf = (name: string) => errors.find((error) => error.field === name);
   const attributes = (name: keyof SubmissionForm, required: boolean) => {
     const error = errorOf(name);
