@@ -139,7 +139,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Router {
     }
     next();
   });
-  router.use(async (_req, res, next) => void ((res.locals.pendingSubmissions = await deps.submissions.repository.countPending()), next()));
+  router.use(async (_req, res, next) => { res.locals.pendingSubmissions = await deps.submissions.repository.countPending(); next(); }); // the nav's 投稿 count
 
   router.post('/sign-out', async (req, res) => {
     await auth.signOut(sessionOf(res)!);
