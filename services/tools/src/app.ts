@@ -31,6 +31,7 @@ import { createSiteCache } from './site/site-cache';
 import { createSiteRoutes } from './site/site-routes';
 import { createSiteQueries } from './site/site-queries';
 import { createSiteService } from './site/site-service';
+import { createSubmissionsService } from './submissions/submissions-service';
 
 /**
  * The catalog revision is read at most this often (for the site cache and the API's read caches): edits made
@@ -113,6 +114,7 @@ export function createServices(deps: AppDeps) {
       }),
     }),
     ads: createAdsService(createSettingsRepository(deps.db)),
+    submissions: createSubmissionsService(deps.db),
     editors: {
       auth: createEditorAuth({
         editors: createEditorsRepository(deps.db),
@@ -151,7 +153,7 @@ export type Services = ReturnType<typeof createServices>;
 
 /** Builds the tool directory's Express app. It never listens. */
 export function createApp(deps: AppDeps, services: Services = createServices(deps)): express.Express {
-  const { metrics, directory, site, ads, admit, editors, icons } = services;
+  const { metrics, directory, site, ads, admit, editors, icons, submissions } = services;
   const siteAssets = loadSiteAssets();
   const readiness = createReadiness(deps.db, deps.limiter);
 
@@ -180,10 +182,10 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   });
 
   // The editors' admin before the website: its pages are not counted against a visitor's limit (sign-in has its own).
-  app.use('/admin', createAdminRoutes({ ...editors, siteAssets }));
+  app.use('/admin', createAdminRoutes({ ...editors, siteAssets, submissions }));
   // Tools' icons, stored by the icon job and served from here (not counted against a visitor's limit: a page has dozens).
   app.use(createIconRoutes(icons));
-  app.use(createSiteRoutes({ site, admit, assets: siteAssets, publicBaseUrl: deps.config.publicBaseUrl }));
+  app.use(createSiteRoutes({ site, admit, assets: siteAssets, publicBaseUrl: deps.config.publicBaseUrl, submissions }));
   app.use(notFound);
   app.use(errorMiddleware);
   return app;

@@ -1,6 +1,7 @@
 import { html, type Html, type HtmlValue } from '../site/html';
 import type { SiteAssets } from '../site/site-assets';
 import { ADMIN_TEXT as T } from './admin-text';
+import { SUBMISSION_TEXT as S } from './submission-text';
 
 /** What every admin page is rendered with. */
 export interface AdminContext {
@@ -8,9 +9,11 @@ export interface AdminContext {
   adminCssUrl: string;
   /** The signed-in editor and their session's form token; absent on the sign-in page. */
   session?: { editorName: string; csrfToken: string };
+  /** How many visitors' submissions wait for review (shown in the nav). */
+  pendingSubmissions?: number;
 }
 
-export type Section = 'tools' | 'categories' | 'keys' | 'links';
+export type Section = 'tools' | 'categories' | 'keys' | 'links' | 'submissions';
 
 /** The hidden field every POST form carries (checked against the session, or the sign-in cookie). */
 export function csrfField(token: string): Html {
@@ -86,7 +89,8 @@ export function renderAdminPage(context: AdminContext, page: { title: string; se
         ? html`<a href="/admin/tools"${current('tools')}>${T.tools}</a>
       <a href="/admin/categories"${current('categories')}>${T.categories}</a>
       <a href="/admin/keys"${current('keys')}>${T.keys}</a>
-      <a href="/admin/links"${current('links')}>${T.links}</a>`
+      <a href="/admin/links"${current('links')}>${T.links}</a>
+      <a href="/admin/submissions"${current('submissions')}>${S.nav}${context.pendingSubmissions ? html`<span class="badge">${context.pendingSubmissions}</span><span class="visually-hidden">${S.navCount(context.pendingSubmissions)}</span>` : null}</a>`
         : null}
       <a href="/">${T.viewSite}</a>
       ${session

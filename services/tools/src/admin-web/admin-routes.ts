@@ -26,6 +26,8 @@ import { createKeysAdminRoutes, type KeysAdminDeps } from './keys-admin-routes';
 import { createIconAdminRoutes, ICON_FILE_PATH, iconUploadParser } from './icon-admin-routes';
 import { createLinkHealthRoutes } from './link-health-routes';
 import type { OutboundAdmin } from './outbound-admin';
+import type { SubmissionsService } from '../submissions/submissions-service';
+import { createSubmissionsAdminRoutes } from './submissions-admin-routes';
 
 /** The admin's pages allow what the site's do (no inline script or style), and no framing, caching or indexing. */
 const ADMIN_HEADERS = {
@@ -49,6 +51,7 @@ export interface AdminRoutesDeps {
   siteAssets: SiteAssets;
   keys: KeysAdminDeps;
   outbound: OutboundAdmin;
+  submissions: SubmissionsService;
 }
 
 const sessionOf = (res: Response) => res.locals.editorSession as EditorSession | undefined;
@@ -63,6 +66,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Router {
       siteAssets: deps.siteAssets,
       adminCssUrl: `/admin/assets/${ADMIN_CSS_NAME}`,
       session: session ? { editorName: session.editor.name, csrfToken: session.csrfToken } : undefined,
+      pendingSubmissions: res.locals.pendingSubmissions as number | undefined,
     };
   };
   const send = (res: Response, status: number, body: string) => res.status(status).type('html').send(body);
@@ -141,6 +145,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Router {
     }
     next();
   });
+  router.use(async (_req, res, next) => { res.locals.pendingSubmissions = await deps.submissions.repository.countPending(); next(); }); // the nav's 投稿 count
 
   router.post('/sign-out', async (req, res) => {
     await auth.signOut(sessionOf(res)!);
@@ -153,6 +158,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Router {
   router.use(createCatalogAdminRoutes({ editor: deps.editor, edits: deps.edits, contextOf, iconPanel: icons.panelFor }));
   router.use(createLinkHealthRoutes({ outbound: deps.outbound, contextOf }));
   router.use(createKeysAdminRoutes({ ...deps.keys, contextOf }));
+  router.use(createSubmissionsAdminRoutes({ submissions: deps.submissions, editor: deps.editor, edits: deps.edits, contextOf }));
 
   router.use((_req, res) => {
     send(res, 404, renderMessagePage(contextOf(res), T.notFoundTitle, T.notFoundText));

@@ -96,7 +96,7 @@ export function toolFormFields(tool: EditableTool): FormFields {
 
 export function renderToolForm(
   context: AdminContext,
-  view: { id?: number; heading: string; form: FormFields; errors: readonly FieldError[]; categories: EditableCategory[]; iconPanel?: Html; notice?: string },
+  view: { id?: number; heading: string; form: FormFields; errors: readonly FieldError[]; categories: EditableCategory[]; iconPanel?: Html; notice?: string; action?: string; cancel?: string },
 ): string {
   const { form, errors } = view;
   const value = (name: string) => form[name] ?? '';
@@ -107,7 +107,7 @@ export function renderToolForm(
     notice: view.notice ? html`<p class="notice" role="status">${view.notice}</p>` : null,
     main: html`<div class="admin-head"><h1>${view.heading}</h1>${view.id !== undefined ? html`<a class="btn btn--quiet" href="/admin/tools/${view.id}/delete">${T.delete}</a>` : null}</div>
 ${errorSummary(errors)}
-<form class="admin-card" method="post" action="${view.id === undefined ? '/admin/tools' : `/admin/tools/${view.id}`}" novalidate>
+<form class="admin-card" method="post" action="${view.action ?? (view.id === undefined ? '/admin/tools' : `/admin/tools/${view.id}`)}" novalidate>
   ${csrfField(context.session!.csrfToken)}
   <div class="form-grid">
     ${field({ name: 'name', value: value('name'), errors, required: true, maxlength: 200 })}
@@ -126,7 +126,7 @@ ${errorSummary(errors)}
     ${field({ name: 'icon', value: value('icon'), errors, type: 'url', hint: T.hints.icon, wide: true })}
     <div class="field field--check field--wide"><input type="checkbox" id="field-is_featured" name="is_featured"${value('is_featured') === 'on' ? html` checked` : null}><label for="field-is_featured">${T.fields.is_featured}</label></div>
   </div>
-  <div class="actions"><button class="btn" type="submit">${T.save}</button><a class="btn btn--quiet" href="/admin/tools">${T.cancel}</a></div>
+  <div class="actions"><button class="btn" type="submit">${T.save}</button><a class="btn btn--quiet" href="${view.cancel ?? '/admin/tools'}">${T.cancel}</a></div>
 </form>
 ${view.iconPanel ?? null}`,
   });

@@ -7,6 +7,7 @@ import * as editors from '../../migrations/20261127135227_editors';
 import * as englishFields from '../../migrations/20261127135300_english_fields';
 import * as iconsAndLinkHealth from '../../migrations/20261127135741_icons_and_link_health';
 import * as searchAliases from '../../migrations/20261127135800_search_aliases';
+import * as toolSubmissions from '../../migrations/20261127145600_tool_submissions';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -23,6 +24,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['20261127135300_english_fields', englishFields],
   ['20261127135741_icons_and_link_health', iconsAndLinkHealth],
   ['20261127135800_search_aliases', searchAliases],
+  ['20261127145600_tool_submissions', toolSubmissions],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -4,6 +4,7 @@ import type { SiteAssets } from './site-assets';
 import { LANGS, SITE_TEXT, type Lang, type SiteText } from './site-text';
 import { pageUrl, searchAction, type PageLocation } from './site-urls';
 import { THEME_BOOT_SCRIPT } from './theme';
+import { SUBMIT_TEXT } from './submit-text';
 
 /** What every page is rendered with. */
 export interface PageContext {
@@ -128,7 +129,7 @@ ${shell.main}
 <footer class="site-footer">
   <div class="container site-footer__inner">
     <p>${text.footerNote}</p>
-    <p class="site-footer__links"><a href="/sitemap.xml">${text.footerSitemap}</a><a data-switch-lang href="${switchHref}" lang="${SITE_TEXT[other].htmlLang}">${text.switchLanguage}</a></p>
+    <p class="site-footer__links"><a href="${pageUrl(lang, { kind: 'submit' })}">${SUBMIT_TEXT[lang].link}</a><a href="/sitemap.xml">${text.footerSitemap}</a><a data-switch-lang href="${switchHref}" lang="${SITE_TEXT[other].htmlLang}">${text.switchLanguage}</a></p>
   </div>
 </footer>
 </body>

@@ -16,6 +16,8 @@ import { LANGS, SITE_TEXT, type Lang } from './site-text';
 import { pageUrl } from './site-urls';
 import { renderPagesSitemap, renderRobots, renderSitemapIndex, renderToolsSitemap } from './sitemap';
 import { THEME_BOOT_HASH } from './theme';
+import type { SubmissionsService } from '../submissions/submissions-service';
+import { createSubmitRoutes } from './submit-routes';
 
 /**
  * No inline style anywhere and one inline script, allowed by its hash (the theme, set before the first
@@ -58,6 +60,7 @@ export interface SiteRoutesDeps {
   assets: SiteAssets;
   /** Origin of absolute URLs; unset: the request's scheme (from nginx) and Host header. */
   publicBaseUrl: string | undefined;
+  submissions: SubmissionsService;
 }
 
 function sendText(res: Response, status: number, type: string, body: string, cacheControl: string): void {
@@ -224,6 +227,8 @@ export function createSiteRoutes(deps: SiteRoutesDeps): Router {
       sendPage(res, lang, 200, renderSearch(contextOf(req, lang, translations), keyword, result, categories), CACHEABLE);
     });
   }
+
+  router.use(createSubmitRoutes({ site, submissions: deps.submissions, contextOf: async (req, lang) => contextOf(req, lang, await site.translations()), sendPage, cacheable: CACHEABLE }));
 
   // The counted outbound link. Never cached anywhere: each click must reach this handler to be counted.
   router.get('/go/:reference', async (req, res) => {

@@ -6,7 +6,8 @@ export type PageLocation =
   | { kind: 'home' }
   | { kind: 'category'; slug: string; page: number; sort?: CategorySort }
   | { kind: 'tool'; slug: string }
-  | { kind: 'search'; keyword: string; page: number };
+  | { kind: 'search'; keyword: string; page: number }
+  | { kind: 'submit' | 'submitted' };
 
 const prefix = (lang: Lang) => (lang === 'en' ? '/en' : '');
 
@@ -30,6 +31,10 @@ export function pageUrl(lang: Lang, location: PageLocation): string {
       return withQuery(`${prefix(lang)}/category/${encodeURIComponent(location.slug)}`, location.page, location.sort);
     case 'tool':
       return `${prefix(lang)}/tool/${encodeURIComponent(location.slug)}`;
+    case 'submit':
+      return `${prefix(lang)}/submit`;
+    case 'submitted':
+      return `${prefix(lang)}/submit/thanks`;
     case 'search': {
       const base = `${prefix(lang)}/search`;
       if (location.keyword === '') return base;
