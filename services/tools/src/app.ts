@@ -86,6 +86,8 @@ export function createServices(deps: AppDeps) {
   return {
     metrics,
     icons,
+    /** The process's in-memory search index: open-service.ts warms it before the service listens. */
+    search: searchEngine,
     directory: createDirectoryService({
       catalog,
       cacheTtlMs: deps.config.statsCacheTtlMs,
@@ -118,7 +120,12 @@ export function createServices(deps: AppDeps) {
         clock: deps.clock ?? (() => new Date()),
       }),
       // Its writes tell the watch, so this process's caches drop what they hold at once.
-      editor: createCatalogEditor(deps.db, revision.changed),
+      // Its own edits are searchable when the editor's page comes back: the index is rebuilt first (visitors
+      // meanwhile search the previous one; a failed rebuild is retried by the next search).
+      editor: createCatalogEditor(deps.db, async () => {
+        revision.changed();
+        await searchEngine.refresh().catch(() => undefined);
+      }),
       edits: createCatalogEdits(deps.db),
       keys: {
         repository: createApiKeysRepository(deps.db),
