@@ -82,7 +82,7 @@ export function createServices(deps: AppDeps) {
   const catalog = createCatalogRepository(deps.db);
   const revision = createRevisionWatch({ readRevision: catalog.catalogRevision, checkMs: REVISION_CHECK_MS, now });
   const icons = createIconRepository(deps.db);
-  const searchEngine = catalogSearchEngine(catalog, now);
+  const searchEngine = catalogSearchEngine(catalog, now, metrics.searchIndexBuilt);
   return {
     metrics,
     icons,

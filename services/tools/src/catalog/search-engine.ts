@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { buildSearchIndex, buildToolForms, type SearchIndex } from './search-engine-index';
 import type { ToolForms, ToolSource } from './search-forms';
 import { rankTools } from './search-rank';
@@ -30,6 +31,8 @@ export interface SearchEngineOptions {
   loadVisits: () => Promise<Map<number, number>>;
   visitsRefreshMs: number;
   now: () => number;
+  /** Told how long each build took (seconds): a metric. */
+  onBuilt?: (seconds: number) => void;
 }
 
 export interface SearchHits {
@@ -67,6 +70,7 @@ export function createSearchEngine(options: SearchEngineOptions) {
   let refreshingVisits: Promise<void> | undefined;
 
   async function build(): Promise<State> {
+    const started = performance.now();
     const snapshot = await options.loadSnapshot();
     // Forms of unchanged tools are reused: a rebuild after one edit recomputes one tool's pinyin.
     const forms = new Map<string, ToolForms>();
@@ -76,9 +80,11 @@ export function createSearchEngine(options: SearchEngineOptions) {
       forms.set(key, computed);
       return computed;
     });
+    const index = buildSearchIndex(toolForms);
+    options.onBuilt?.((performance.now() - started) / 1000);
     return {
       revision: snapshot.revision,
-      index: buildSearchIndex(toolForms),
+      index,
       tools: snapshot.tools,
       aliases: buildAliasGroups(snapshot.aliases),
       forms,
