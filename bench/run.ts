@@ -498,6 +498,8 @@ async function searchScenario(bench: Bench): Promise<void> {
   const results = await measureLatencies(base, queries, mode.searchSamples, log);
   const seconds = (performance.now() - startedAt) / 1000;
   const cpu = await cpuSince(groups, before);
+  // Again after the searches: the build's garbage has been collected by now.
+  const settled = await serviceMemory(base, service.process.pid!);
 
   const all = results.flatMap((result) => result.latenciesMs);
   const cpuMsPerRequest: Measured['cpuMsPerRequest'] = {};
@@ -521,10 +523,11 @@ async function searchScenario(bench: Bench): Promise<void> {
     detail: `${sampleQuality.all.successAt3.toFixed(3)} / ${sampleQuality.all.recallAt10.toFixed(3)} over ${sampleQuality.all.queries} queries (at ${size} tools: ${largeQuality.all.successAt3.toFixed(3)} / ${largeQuality.all.recallAt10.toFixed(3)})`,
   });
   bench.sections.push(
-    `Search index at ${size} tools: built in ${(builtMs / 1000).toFixed(1)} s at start, before the service listens (start to ready ${(startMs / 1000).toFixed(1)} s; the first search then took ${firstSearchMs.toFixed(0)} ms); the service after the build: RSS ${memory.rssMb.toFixed(0)} MB, heap used ${memory.heapUsedMb.toFixed(0)} MB.\n\n` +
+    `Search index at ${size} tools: built in ${(builtMs / 1000).toFixed(1)} s at start, before the service listens (start to ready ${(startMs / 1000).toFixed(1)} s; the first search then took ${firstSearchMs.toFixed(0)} ms); the service after the build: RSS ${memory.rssMb.toFixed(0)} MB, heap used ${memory.heapUsedMb.toFixed(0)} MB (build garbage included); after the timed searches: RSS ${settled.rssMb.toFixed(0)} MB, heap used ${settled.heapUsedMb.toFixed(0)} MB.\n\n` +
       `Search at ${size} tools, read cache off, ${mode.searchSamples} timed searches per query, one at a time (target 7); success@3 / recall@10 of the judged set on the sample directory and on the ${size} tools:\n\n` +
       latencyTables(results, { sample: sampleQuality.byKind, large: largeQuality.byKind, sampleAll: sampleQuality.all, largeAll: largeQuality.all }, 10, size),
   );
+  log(`  after the searches: RSS ${settled.rssMb.toFixed(0)} MB, heap used ${settled.heapUsedMb.toFixed(0)} MB`);
   log(`  pooled p50 ${percentile(all, 50).toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms; ${over.length} of ${results.length} queries with p99 over 20 ms`);
 }
 
