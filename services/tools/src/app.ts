@@ -83,6 +83,13 @@ export function createServices(deps: AppDeps) {
   const revision = createRevisionWatch({ readRevision: catalog.catalogRevision, checkMs: REVISION_CHECK_MS, now });
   const icons = createIconRepository(deps.db);
   const searchEngine = catalogSearchEngine(catalog, now, metrics.searchIndexBuilt);
+  // A search answered from the previous index while a rebuild runs must not be served from a cache after
+  // the rebuild: the caches' revision is odd while the index is behind the catalog, even once it caught up.
+  const cacheRevision = async () => {
+    const current = await revision.current();
+    const index = searchEngine.indexRevision();
+    return current * 2 + (index >= 0 && index < current ? 1 : 0);
+  };
   return {
     metrics,
     icons,
@@ -92,7 +99,7 @@ export function createServices(deps: AppDeps) {
       catalog,
       cacheTtlMs: deps.config.statsCacheTtlMs,
       readCacheTtlMs: deps.config.readCacheTtlMs,
-      revision: revision.current,
+      revision: cacheRevision,
       now,
       searchEngine,
     }),
@@ -108,7 +115,7 @@ export function createServices(deps: AppDeps) {
         // The watch reads the database at most once per REVISION_CHECK_MS; asking it is free.
         revisionCheckMs: 0,
         maxEntries: SITE_CACHE_ENTRIES,
-        readRevision: revision.current,
+        readRevision: cacheRevision,
         now,
       }),
     }),

@@ -134,6 +134,11 @@ export function createSearchEngine(options: SearchEngineOptions) {
   }
 
   return {
+    /** The catalog revision of the index answering now (-1 before the first build). */
+    indexRevision(): number {
+      return state?.revision ?? -1;
+    },
+
     /**
      * Resolves once the index answering searches is that of the catalog revision read now (or a newer one):
      * the service warms the index with it before it listens, and a test waits on it after changing the catalog.

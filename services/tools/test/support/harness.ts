@@ -24,7 +24,7 @@ export interface Harness {
   /** A fresh app (and, unless given, a fresh in-memory limiter) over the shared test database. */
   app(options?: { limiter?: RequestLimiter; config?: Record<string, string>; clock?: () => Date; logger?: pino.Logger; keyVersion?: KeyVersion }): express.Express;
   /** A fresh app with its services: a test that changes the catalog awaits `services.search.refresh()` before searching. */
-  appWithServices(): { app: express.Express; services: Services };
+  appWithServices(options?: { config?: Record<string, string>; clock?: () => Date }): { app: express.Express; services: Services };
   reset(): Promise<void>;
   close(): Promise<void>;
 }
@@ -40,9 +40,9 @@ export async function openHarness(): Promise<Harness> {
       const limiter = options.limiter ?? createRequestLimiter({ keyPrefix: config.rateLimitKeyPrefix, logger: silentLogger });
       return createApp({ db, limiter, logger: options.logger ?? silentLogger, config, clock: options.clock, keyVersion: options.keyVersion });
     },
-    appWithServices() {
-      const config = testConfig();
-      const deps = { db, limiter: createRequestLimiter({ keyPrefix: config.rateLimitKeyPrefix, logger: silentLogger }), logger: silentLogger, config };
+    appWithServices(options = {}) {
+      const config = testConfig(options.config);
+      const deps = { db, limiter: createRequestLimiter({ keyPrefix: config.rateLimitKeyPrefix, logger: silentLogger }), logger: silentLogger, config, clock: options.clock };
       const services = createServices(deps);
       return { app: createApp(deps, services), services };
     },
