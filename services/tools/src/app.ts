@@ -85,15 +85,24 @@ export function createServices(deps: AppDeps) {
   const catalog = createCatalogRepository(deps.db);
   const revision = createRevisionWatch({ readRevision: catalog.catalogRevision, checkMs: REVISION_CHECK_MS, now });
   const icons = createIconRepository(deps.db);
-  const searchEngine = catalogSearchEngine(catalog, now);
+  const searchEngine = catalogSearchEngine(catalog, now, metrics.searchIndexBuilt);
+  // A search answered from the previous index while a rebuild runs must not be served from a cache after
+  // the rebuild: the caches' revision is odd while the index is behind the catalog, even once it caught up.
+  const cacheRevision = async () => {
+    const current = await revision.current();
+    const index = searchEngine.indexRevision();
+    return current * 2 + (index >= 0 && index < current ? 1 : 0);
+  };
   return {
     metrics,
     icons,
+    /** The process's in-memory search index: open-service.ts warms it before the service listens. */
+    search: searchEngine,
     directory: createDirectoryService({
       catalog,
       cacheTtlMs: deps.config.statsCacheTtlMs,
       readCacheTtlMs: deps.config.readCacheTtlMs,
-      revision: revision.current,
+      revision: cacheRevision,
       now,
       searchEngine,
     }),
@@ -109,7 +118,7 @@ export function createServices(deps: AppDeps) {
         // The watch reads the database at most once per REVISION_CHECK_MS; asking it is free.
         revisionCheckMs: 0,
         maxEntries: SITE_CACHE_ENTRIES,
-        readRevision: revision.current,
+        readRevision: cacheRevision,
         now,
       }),
     }),
@@ -122,7 +131,12 @@ export function createServices(deps: AppDeps) {
         clock: deps.clock ?? (() => new Date()),
       }),
       // Its writes tell the watch, so this process's caches drop what they hold at once.
-      editor: createCatalogEditor(deps.db, revision.changed),
+      // Its own edits are searchable when the editor's page comes back: the index is rebuilt first (visitors
+      // meanwhile search the previous one; a failed rebuild is retried by the next search).
+      editor: createCatalogEditor(deps.db, async () => {
+        revision.changed();
+        await searchEngine.refresh().catch(() => undefined);
+      }),
       edits: createCatalogEdits(deps.db),
       outbound: createOutboundAdmin({
         db: deps.db,

@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { claimEmbeddedDatabase, createLogger, migrateToLatest, openDb, serveAdminCommands } from '@platform/kit';
 import { runAdminCommand } from './admin/commands';
-import { createApp, createReadiness, type Readiness } from './app';
+import { createApp, createReadiness, createServices, type Readiness } from './app';
 import { memoryKeyVersion, redisKeyVersion } from './auth/key-version';
 import type { ToolsConfig } from './config';
 import { createMetrics, type Metrics } from './metrics/metrics';
@@ -46,7 +46,17 @@ export async function openToolsService(
     // Keys are cached when a change to one can reach every cache at once: through Redis, or, for an
     // embedded database only this process writes, through this process's own admin commands.
     const keyVersion = redis ? redisKeyVersion(redis, config.rateLimitKeyPrefix) : claim?.claimed ? memoryKeyVersion() : undefined;
-    const app = createApp({ db, limiter, logger, config, metrics, keyVersion });
+    const deps = { db, limiter, logger, config, metrics, keyVersion };
+    const services = createServices(deps);
+    const app = createApp(deps, services);
+    // The search index is built before the service listens (and so before /readyz answers ready): the
+    // first search would otherwise wait for it, seconds at 10,000 tools. A failure here only delays it to
+    // that first search, which tries again.
+    const warming = Date.now();
+    await services.search
+      .refresh()
+      .then(() => logger.info({ ms: Date.now() - warming }, 'search index built'))
+      .catch((error: unknown) => logger.warn({ err: error }, 'search index not built at start; the first search builds it'));
     if (claim?.claimed) {
       const open = db;
       adminServer = await serveAdminCommands(claim.adminSocket, (argv, print, input) =>

@@ -42,30 +42,34 @@ describe('search documents of tools written after the sample', () => {
   });
 
   it('when a category is renamed (category:edit or category:set), then its tools are found by the new name and no longer by the old', async () => {
-    const app = harness.app();
+    const { app, services } = harness.appWithServices();
     expect(await slugsFor(app, 'tupianchuli')).toEqual(expect.arrayContaining(['tinypng', 'snipaste']));
     expect(await slugsFor(app, '修图美化')).toEqual([]);
 
     expect((await admin(['category:edit', 'image', '--name', '修图美化'])).status).toBe(0);
+    await services.search.refresh();
     expect(await slugsFor(app, 'xiutumeihua')).toEqual(expect.arrayContaining(['tinypng', 'snipaste']));
     expect(await slugsFor(app, 'tupianchuli')).toEqual([]);
 
     expect((await admin(['category:set', '--slug', 'image', '--name', '看图'])).status).toBe(0);
+    await services.search.refresh();
     expect(await slugsFor(app, 'kantu')).toEqual(expect.arrayContaining(['tinypng', 'snipaste']));
     expect(await slugsFor(app, 'xiutumeihua')).toEqual([]);
   });
 
   it('when an operator adds an alias through the admin CLI, then a running service finds the tools under it at once, and no longer once it is removed', async () => {
-    const app = harness.app();
+    const { app, services } = harness.appWithServices();
     // smallCatalog has Snipaste, tagged 截图, and no tool mentioning "capture tool".
     expect(await slugsFor(app, 'capture tool')).toEqual([]);
     const added = await admin(['aliases:add', '截图', 'Capture Tool', 'snapshot']);
     expect(added).toEqual({ status: 0, out: '2 aliases added to "截图" (0 already there)' });
+    await services.search.refresh();
     expect(await slugsFor(app, 'capture tool')).toContain('snipaste');
     expect(await slugsFor(app, 'SNAPSHOT')).toContain('snipaste');
     expect((await admin(['aliases:list', 'capture tool'])).out).toMatch(/^截图\t.*capture tool/);
 
     expect(await admin(['aliases:remove', '截图', 'capture tool'])).toEqual({ status: 0, out: '1 alias removed from "截图"' });
+    await services.search.refresh();
     expect(await slugsFor(app, 'capture tool')).toEqual([]);
     expect(await slugsFor(app, 'snapshot')).toContain('snipaste');
     expect(await admin(['aliases:remove', '截图', 'capture tool'])).toEqual({ status: 1, out: 'error: no such alias of "截图"' });

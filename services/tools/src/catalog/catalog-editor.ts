@@ -51,12 +51,13 @@ export function splitTags(raw: string | undefined): string[] {
  * The editors' writes to the catalog. Each is one transaction through the import's own validation
  * (toolSchema, categorySchema) and its upserts, so a tool saved in the
  * admin is stored exactly as the same row imported would be; a refused form stores nothing. The
- * revision trigger moves with every write; `changed` tells this process's caches at once.
+ * revision trigger moves with every write; `changed` tells this process's caches at once (and is awaited:
+ * the search index is rebuilt before the editor's answer, so the editor finds the change at once).
  */
-export function createCatalogEditor(db: Knex, changed: () => void) {
+export function createCatalogEditor(db: Knex, changed: () => void | Promise<void>) {
   async function write<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
     const result = await db.transaction(work);
-    changed();
+    await changed();
     return result;
   }
 

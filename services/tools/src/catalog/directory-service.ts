@@ -65,8 +65,9 @@ export interface DirectoryServiceOptions {
 }
 
 /** The search engine over a catalog repository (see search-engine.ts). */
-export function catalogSearchEngine(catalog: CatalogRepository, now: () => number): SearchEngine {
+export function catalogSearchEngine(catalog: CatalogRepository, now: () => number, onBuilt?: (seconds: number) => void): SearchEngine {
   return createSearchEngine({
+    onBuilt,
     readRevision: catalog.catalogRevision,
     loadSnapshot: catalog.searchSnapshot,
     loadVisits: catalog.toolVisits,

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { buildSearchIndex, buildToolForms, type SearchIndex } from './search-engine-index';
 import type { ToolForms, ToolSource } from './search-forms';
 import { rankTools } from './search-rank';
@@ -7,8 +8,9 @@ import { buildAliasGroups, planTerms, type AliasGroups } from './search-terms';
  * Search runs in memory on every replica: the catalog (tens of thousands of tools at most) is read once per
  * catalog revision and indexed (search-engine-index.ts), so a query costs no table scan whatever its length.
  * The revision moves with every change to tools, categories or aliases (the catalog_revision migration's
- * triggers), and is read before each search: a change made on any replica is searched at once. Visit counts
- * move without a revision; they are re-read every `visitsRefreshMs`.
+ * triggers), and is read before each search: a change made on any replica starts a rebuild there, and is
+ * searched as soon as that rebuild is done; until then the previous index answers (stale-while-rebuild).
+ * Visit counts move without a revision; they are re-read in the background every `visitsRefreshMs`.
  */
 
 export interface SnapshotTool extends ToolSource {
@@ -29,6 +31,8 @@ export interface SearchEngineOptions {
   loadVisits: () => Promise<Map<number, number>>;
   visitsRefreshMs: number;
   now: () => number;
+  /** Told how long each build took (seconds): a metric. */
+  onBuilt?: (seconds: number) => void;
 }
 
 export interface SearchHits {
@@ -66,6 +70,7 @@ export function createSearchEngine(options: SearchEngineOptions) {
   let refreshingVisits: Promise<void> | undefined;
 
   async function build(): Promise<State> {
+    const started = performance.now();
     const snapshot = await options.loadSnapshot();
     // Forms of unchanged tools are reused: a rebuild after one edit recomputes one tool's pinyin.
     const forms = new Map<string, ToolForms>();
@@ -75,9 +80,11 @@ export function createSearchEngine(options: SearchEngineOptions) {
       forms.set(key, computed);
       return computed;
     });
+    const index = buildSearchIndex(toolForms);
+    options.onBuilt?.((performance.now() - started) / 1000);
     return {
       revision: snapshot.revision,
-      index: buildSearchIndex(toolForms),
+      index,
       tools: snapshot.tools,
       aliases: buildAliasGroups(snapshot.aliases),
       forms,
@@ -85,33 +92,62 @@ export function createSearchEngine(options: SearchEngineOptions) {
     };
   }
 
-  async function current(): Promise<State> {
-    const revision = await options.readRevision();
-    if (!state || state.revision !== revision) {
-      building ??= build().finally(() => {
+  /** Builds (or joins the build of) the index of the newest revision; a failed build is retried by the next caller. */
+  function rebuild(): Promise<State> {
+    building ??= build()
+      .then((built) => {
+        if (!state || built.revision >= state.revision) state = built;
+        return state;
+      })
+      .finally(() => {
         building = undefined;
       });
-      const built = await building;
-      if (!state || built.revision >= state.revision) state = built;
+    return building;
+  }
+
+  /**
+   * The index to answer from. Only the very first build is awaited; while a newer revision's index is built,
+   * the previous one answers (a rebuild at 10,000 tools takes seconds, a search must not).
+   */
+  async function current(): Promise<State> {
+    const revision = await options.readRevision();
+    if (!state) return rebuild();
+    if (state.revision !== revision) {
+      // Nobody awaits this one: the next search that finds the revision still newer tries again.
+      rebuild().catch(() => undefined);
       return state;
     }
-    if (options.now() - state.visitsReadAt >= options.visitsRefreshMs) {
+    if (options.now() - state.visitsReadAt >= options.visitsRefreshMs && !refreshingVisits) {
       const stale = state;
-      refreshingVisits ??= options
+      refreshingVisits = options
         .loadVisits()
         .then((visits) => {
           for (const tool of stale.tools) tool.visits = visits.get(tool.id) ?? tool.visits;
           stale.visitsReadAt = options.now();
         })
+        .catch(() => undefined)
         .finally(() => {
           refreshingVisits = undefined;
         });
-      await refreshingVisits;
     }
     return state;
   }
 
   return {
+    /** The catalog revision of the index answering now (-1 before the first build). */
+    indexRevision(): number {
+      return state?.revision ?? -1;
+    },
+
+    /**
+     * Resolves once the index answering searches is that of the catalog revision read now (or a newer one):
+     * the service warms the index with it before it listens, and a test waits on it after changing the catalog.
+     */
+    async refresh(): Promise<void> {
+      const revision = await options.readRevision();
+      while (!state || state.revision < revision) await rebuild();
+    },
+
     async search(keyword: string, offset: number, limit: number): Promise<SearchHits> {
       const { index, tools, aliases } = await current();
       const plan = planTerms(keyword, aliases);

@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** One registry per app: the embedded front door mounts both services in one process. */
 export function createMetrics() {
@@ -23,6 +23,11 @@ export function createMetrics() {
     labelNames: ['subject'] as const,
     registers: [registry],
   });
+  const searchIndexBuild = new Gauge({
+    name: 'tools_search_index_build_seconds',
+    help: 'How long the last build of the in-memory search index took (at start, then on each catalog change)',
+    registers: [registry],
+  });
   // The labelled children, looked up once per route/method/status: prom-client hashes a labels object
   // on every call otherwise, on every request.
   const children = new Map<string, { requests: { inc(): void }; duration: { observe(seconds: number): void } }>();
@@ -37,6 +42,9 @@ export function createMetrics() {
       }
       child.requests.inc();
       child.duration.observe(seconds);
+    },
+    searchIndexBuilt(seconds: number) {
+      searchIndexBuild.set(seconds);
     },
     countRateLimitRejection(subject: 'key' | 'ip') {
       rateLimitRejections.inc({ subject });

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import pino from 'pino';
 import type express from 'express';
 import { openTestDatabase } from '@platform/kit/testing';
-import { createApp } from '../../src/app';
+import { createApp, createServices, type Services } from '../../src/app';
 import { loadConfig, type ToolsConfig } from '../../src/config';
 import { createRequestLimiter, type RequestLimiter } from '../../src/ratelimit/request-limiter';
 import { createApiKeysRepository } from '../../src/auth/api-keys-repository';
@@ -23,6 +23,8 @@ export interface Harness {
   databaseUrl: string;
   /** A fresh app (and, unless given, a fresh in-memory limiter) over the shared test database. */
   app(options?: { limiter?: RequestLimiter; config?: Record<string, string>; clock?: () => Date; logger?: pino.Logger; keyVersion?: KeyVersion }): express.Express;
+  /** A fresh app with its services: a test that changes the catalog awaits `services.search.refresh()` before searching. */
+  appWithServices(options?: { config?: Record<string, string>; clock?: () => Date }): { app: express.Express; services: Services };
   reset(): Promise<void>;
   close(): Promise<void>;
 }
@@ -37,6 +39,12 @@ export async function openHarness(): Promise<Harness> {
       const config = testConfig(options.config);
       const limiter = options.limiter ?? createRequestLimiter({ keyPrefix: config.rateLimitKeyPrefix, logger: silentLogger });
       return createApp({ db, limiter, logger: options.logger ?? silentLogger, config, clock: options.clock, keyVersion: options.keyVersion });
+    },
+    appWithServices(options = {}) {
+      const config = testConfig(options.config);
+      const deps = { db, limiter: createRequestLimiter({ keyPrefix: config.rateLimitKeyPrefix, logger: silentLogger }), logger: silentLogger, config, clock: options.clock };
+      const services = createServices(deps);
+      return { app: createApp(deps, services), services };
     },
     async reset() {
       await db.raw('TRUNCATE tools, categories, api_keys, app_settings RESTART IDENTITY CASCADE');
