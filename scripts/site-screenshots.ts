@@ -38,6 +38,7 @@ async function main(): Promise<void> {
   let browser: Browser | undefined;
   try {
     await ensureDemoData(service.db);
+    await service.refreshSearch();
     for (const [slug, visits] of Object.entries(DEMO_VISITS)) await service.db('tools').where({ slug }).update({ visits });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

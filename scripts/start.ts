@@ -133,6 +133,8 @@ async function main(): Promise<void> {
   const newPassword = credentials.password === undefined || newToken !== null ? await giveDemoPassword(images.services) : null;
   if (newPassword !== null) credentials.password = newPassword;
   const demo = await ensureDemoData(tools.db);
+  // Searches would otherwise be answered from the index built before the import until its rebuild ends.
+  await tools.refreshSearch();
   if (demo.apiKey !== null) credentials.apiKey = demo.apiKey;
   if (newToken !== null || demo.apiKey !== null || newPassword !== null) {
     // The demo's secrets are kept here so that later starts can print working curl lines.

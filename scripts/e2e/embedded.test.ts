@@ -47,6 +47,7 @@ describe('embedded front door (one process, PGlite, in-memory limiter)', () => {
     };
     token = (await ensureDemoUser(images.services.userAdmin))!;
     const demo = await ensureDemoData(tools.db);
+    await tools.refreshSearch();
     apiKey = demo.apiKey!;
     expect(demo.importedTools).toBeGreaterThanOrEqual(150);
     front = createFrontDoor({

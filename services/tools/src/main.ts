@@ -16,6 +16,8 @@ async function main(): Promise<void> {
   const service = await openToolsService(config, { logger });
   if (process.argv.includes('--demo')) {
     const demo = await ensureDemoData(service.db);
+    // Searches would otherwise be answered from the index built before the import until its rebuild ends.
+    await service.refreshSearch();
     logger.info({ importedTools: demo.importedTools, demoApiKey: demo.apiKey ?? '(exists; shown only when created)' }, 'demo data ready');
   }
   const server = createAppServer(service.app);

@@ -22,7 +22,7 @@ export async function openToolsService(
     /** An open database to use instead of opening config.database (tests start one from a migrated template); closed with the service. */
     db?: Knex;
   } = {},
-): Promise<{ app: express.Express; db: Knex; metrics: Metrics; readiness(): Promise<Readiness>; close(): Promise<void> }> {
+): Promise<{ app: express.Express; db: Knex; metrics: Metrics; readiness(): Promise<Readiness>; refreshSearch(): Promise<void>; close(): Promise<void> }> {
   const logger = options.logger ?? createLogger('tools', config.logLevel);
   const target = config.database;
   // PGlite allows one process per directory: claim it, or say who has it.
@@ -79,6 +79,8 @@ export async function openToolsService(
       app,
       db: opened,
       metrics,
+      /** Brings this replica's search index up to the catalog (after seeding it in process, say). */
+      refreshSearch: () => services.search.refresh(),
       readiness: createReadiness(opened, limiter),
       async close() {
         if (closed) return;
