@@ -10,3 +10,4 @@ export { createLogger } from './log/logger';
 export { observeRequests, queryRedactor, requestLog, type ObserveRequest } from './http/request-observation';
 export { hashPassword, isAcceptablePassword, needsRehash, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, verifyPassword } from './auth/passwords';
 export { knexLimiterStore } from './db/knex-limiter-store';
+export { createSignInLimiter, type SignInLimiter, type SignInLimiterOptions, type SignInVerdict } from './auth/sign-in-limiter';

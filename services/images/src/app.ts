@@ -1,11 +1,11 @@
 import express from 'express';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { createHealthRepository, observeRequests } from '@platform/kit';
+import { createHealthRepository, createSignInLimiter, observeRequests } from '@platform/kit';
+import { userNameKey } from './users/user-name';
 import { createAccountService } from './auth/account-service';
 import { createAuthService } from './auth/auth-service';
 import { createCredentialsRepository } from './auth/credentials-repository';
-import { createSignInLimiter } from './auth/sign-in-limiter';
 import { createTokenVault } from './auth/token-vault';
 import { createCategoriesRepository } from './categories/categories-repository';
 import { createCategoriesService } from './categories/categories-service';
@@ -68,6 +68,8 @@ export function createServices(deps: AppDeps) {
     credentials,
     userAdmin,
     limiter: createSignInLimiter(db, {
+      tableName: 'sign_in_limits',
+      nameKey: userNameKey,
       attemptsPerAddress: config.signInAttemptsPerAddress,
       failuresPerAccount: config.signInFailuresPerAccount,
       registrationsPerAddress: config.registrationsPerAddress,

@@ -1,7 +1,7 @@
 import express from 'express';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { createHealthRepository, observeRequests } from '@platform/kit';
+import { createHealthRepository, createSignInLimiter, observeRequests } from '@platform/kit';
 import { createAdsService } from './ads/ads-service';
 import { createSettingsRepository } from './ads/settings-repository';
 import { createAccessControl } from './auth/access-control';
@@ -16,8 +16,8 @@ import { catalogSearchEngine, createDirectoryService } from './catalog/directory
 import { createAdminRoutes } from './admin-web/admin-routes';
 import { createOutboundAdmin } from './admin-web/outbound-admin';
 import { fetcherSettings } from './outbound/fetcher';
-import { createEditorAuth } from './editors/editor-auth';
-import { createEditorSignInLimiter } from './editors/editor-sign-in-limiter';
+import { createEditorAuth, EDITOR_SIGN_IN_LIMITS } from './editors/editor-auth';
+import { editorNameKey } from './editors/editor-name';
 import { createEditorsRepository } from './editors/editors-repository';
 import type { ToolsConfig } from './config';
 import { API_PATH, createDirectoryHandler } from './http/directory-routes';
@@ -127,7 +127,7 @@ export function createServices(deps: AppDeps) {
     editors: {
       auth: createEditorAuth({
         editors: createEditorsRepository(deps.db),
-        limiter: createEditorSignInLimiter(deps.db),
+        limiter: createSignInLimiter(deps.db, { tableName: 'editor_sign_in_limits', nameKey: editorNameKey, ...EDITOR_SIGN_IN_LIMITS }),
         clock: deps.clock ?? (() => new Date()),
       }),
       // Its writes tell the watch, so this process's caches drop what they hold at once.

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import type { SignInLimiter, SignInVerdict } from '@platform/kit';
 import { AppError } from '../errors/app-error';
 import { hashPassword, needsRehash, verifyPassword } from '../users/passwords';
 import { UserAdminError, type UserAdmin } from '../users/user-admin';
 import { userAdminRefusal } from '../users/user-admin-refusal';
 import type { UserRow, UsersRepository } from '../users/users-repository';
 import type { CredentialKind, CredentialsRepository } from './credentials-repository';
-import type { SignInLimiter, SignInVerdict } from './sign-in-limiter';
 import { generateToken, hashToken } from './tokens';
 
 /** Who a request acts for, and with which credential. */

@@ -1,7 +1,9 @@
 import { createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { hashPassword, needsRehash, verifyPassword } from '@platform/kit';
+import { hashPassword, needsRehash, verifyPassword, type SignInLimiter } from '@platform/kit';
 import type { EditorRow, EditorsRepository } from './editors-repository';
-import type { EditorSignInLimiter } from './editor-sign-in-limiter';
+
+/** Sign-in attempts per client address and password checks per editor name, per 15 minutes. */
+export const EDITOR_SIGN_IN_LIMITS = { attemptsPerAddress: 30, failuresPerAccount: 10 };
 
 /** How long a session lasts from sign-in. */
 export const SESSION_TTL_HOURS = 12;
@@ -38,7 +40,7 @@ export function sameToken(expected: string, given: unknown): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-export function createEditorAuth(deps: { editors: EditorsRepository; limiter: EditorSignInLimiter; clock: () => Date }) {
+export function createEditorAuth(deps: { editors: EditorsRepository; limiter: SignInLimiter; clock: () => Date }) {
   const { editors, limiter } = deps;
   // Verified against when the name is unknown, so an unknown name and a wrong password take the same work.
   const unknownEditorHash = hashPassword(randomBytes(16).toString('hex'));
