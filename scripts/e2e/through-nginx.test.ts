@@ -10,7 +10,8 @@ import path from 'node:path';
 import { Client } from 'pg';
 import sharp from 'sharp';
 import { realServices } from './real-services';
-import { CHROMIUM, launchChromium, seriousAxeViolations, watchForProblems } from '../../services/images/web/test/support/browser';
+import { CHROMIUM_PATH, launchChromium, seriousAxeViolations } from '@platform/kit/testing';
+import { watchForProblems } from '../../services/images/web/test/support/browser';
 import { buildServices, e2eStorage, runAdmin, startPlatform, stopProcess, whenFileShows, whenReplicaWrites, type Platform, type Replica } from './platform';
 import { expectWebAppAnswers } from './web-app-answers';
 
@@ -147,11 +148,11 @@ describeReal(`platform through nginx (two replicas of each service, images on ${
   });
 
   // CI (REQUIRE_REAL_SERVICES=1) installs Chromium; elsewhere the browser part is skipped without it.
-  (existsSync(CHROMIUM) || process.env.REQUIRE_REAL_SERVICES === '1' ? test : test.skip)(
+  (existsSync(CHROMIUM_PATH) || process.env.REQUIRE_REAL_SERVICES === '1' ? test : test.skip)(
     'when the web app is used in Chromium through nginx, then a user made by the CLI signs in, uploads a photo and sees its thumbnail, and nothing is refused by nginx\'s CSP',
     async () => {
       runAdmin('images', platform.env.images, ['create-user', 'web-e2e', '--password-stdin'], 'web-e2e-password\n');
-      const browser = await launchChromium();
+      const browser = await launchChromium({ args: ['--lang=zh-CN'] });
       try {
         const context = await browser.newContext({ locale: 'zh-CN' });
         const { problems } = watchForProblems(context);

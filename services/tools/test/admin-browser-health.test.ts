@@ -12,11 +12,10 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { addEditor } from './support/editors';
-import { describeWithChromium, launchChromium } from './support/browser';
+import { describeWithChromium, launchChromium, seriousAxeViolations } from '@platform/kit/testing';
 import { importJson, openHarness, smallCatalog, type Harness } from './support/harness';
 import { PUBLIC_TEST_HOST, startSite, type LoopbackSite } from './support/loopback-site';
 
-const AXE_SOURCE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 jest.setTimeout(180_000);
 
@@ -61,13 +60,7 @@ describeWithChromium('link health and icons in the admin, in Chromium', () => {
 
   async function expectAccessible(page: Page): Promise<void> {
     await expect(page.evaluate(() => document.scripts.length)).resolves.toBe(0);
-    await page.evaluate(AXE_SOURCE);
-    const violations = await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run(options: object): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
-      const result = await axe.run({ resultTypes: ['violations'] });
-      return result.violations.map((violation) => ({ id: violation.id, impact: violation.impact, targets: violation.nodes.map((node) => node.target.join(' ')) }));
-    });
-    expect(violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')).toEqual([]);
+    expect(await seriousAxeViolations(page)).toEqual([]);
   }
 
   const shoot = (page: Page, name: string) => page.screenshot({ path: path.join(shotDir, `${name}.png`), fullPage: true });

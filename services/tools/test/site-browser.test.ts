@@ -15,10 +15,9 @@ import { importCatalog } from '../src/catalog/importer';
 import { sampleDatasetPath } from '../src/demo';
 import { createIconRepository } from '../src/icons/icon-repository';
 import { renderIcon } from '../src/icons/icon-image';
-import { describeWithChromium, launchChromium } from './support/browser';
+import { describeWithChromium, launchChromium, seriousAxeViolations } from '@platform/kit/testing';
 import { openHarness, type Harness } from './support/harness';
 
-const AXE_SOURCE_PATH = require.resolve('axe-core/axe.min.js');
 /** The one icon stored (for vscode, below), as the icon job would have stored it; every other tool has none. */
 const CLOCK_START = Date.parse('2026-11-27T12:00:00Z');
 /** Search as you type waits this long after the last keystroke (site.js's DELAY_MS, with a margin) ... */
@@ -99,13 +98,7 @@ describeWithChromium('website in Chromium', () => {
   }
 
   async function expectAccessible(page: Page): Promise<void> {
-    await page.evaluate(fs.readFileSync(AXE_SOURCE_PATH, 'utf8'));
-    const violations = await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run(options: object): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
-      const result = await axe.run({ resultTypes: ['violations'] });
-      return result.violations.map((violation) => ({ id: violation.id, impact: violation.impact, targets: violation.nodes.map((node) => node.target.join(' ')) }));
-    });
-    expect(violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')).toEqual([]);
+    expect(await seriousAxeViolations(page)).toEqual([]);
   }
 
   async function visitsOf(slug: string): Promise<number> {

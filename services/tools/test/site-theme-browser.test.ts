@@ -12,10 +12,9 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createCatalogRepository } from '../src/catalog/catalog-repository';
 import { importCatalog } from '../src/catalog/importer';
 import { sampleDatasetPath } from '../src/demo';
-import { describeWithChromium, launchChromium } from './support/browser';
+import { describeWithChromium, launchChromium, seriousAxeViolations } from '@platform/kit/testing';
 import { openHarness, type Harness } from './support/harness';
 
-const AXE_SOURCE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const LIGHT_BACKGROUND = 'rgb(245, 246, 250)';
 const DARK_BACKGROUND = 'rgb(15, 17, 23)';
 
@@ -90,13 +89,7 @@ describeWithChromium('dark mode and the 导航 pages in Chromium', () => {
   const toggle = (page: Page) => page.getByRole('button', { name: '深色模式' });
 
   async function expectAccessible(page: Page, where: string): Promise<void> {
-    await page.evaluate(AXE_SOURCE);
-    const violations = await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run(options: object): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
-      const result = await axe.run({ resultTypes: ['violations'] });
-      return result.violations.map((violation) => ({ id: violation.id, impact: violation.impact, targets: violation.nodes.map((node) => node.target.join(' ')).slice(0, 5) }));
-    });
-    expect({ where, violations: violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical') }).toEqual({ where, violations: [] });
+    expect({ where, violations: await seriousAxeViolations(page) }).toEqual({ where, violations: [] });
   }
 
   test('when the system prefers dark, then the first frame is already dark and the switch shows as pressed; when it prefers light, light', async () => {

@@ -3,3 +3,4 @@ export { loadOpenApi, type CheckedResponse, type OpenApiDocument, type OpenApiVa
 export { serviceProcesses, stopMain, type MainProcess } from './processes';
 export { describeWithRealServer } from './real-services';
 export { createTestDatabase, openTestDatabase, prepareTemplate, type ServiceMigrations, type TestDatabase } from './test-database';
+export { CHROMIUM_PATH, describeWithChromium, launchChromium, seriousAxeViolations, type AxeViolation } from './browser';

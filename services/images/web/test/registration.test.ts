@@ -2,7 +2,8 @@
  * Registration in the browser: offered only when the service says it is open (`features`).
  */
 import type { Browser } from 'playwright-core';
-import { describeWithChromium, launchChromium, seriousAxeViolations, watchForProblems } from './support/browser';
+import { describeWithChromium, launchChromium, seriousAxeViolations } from '@platform/kit/testing';
+import { watchForProblems } from './support/browser';
 import { startWebPlatform, type WebPlatform } from './support/web-platform';
 
 describeWithChromium('registration in Chromium', () => {
@@ -10,7 +11,7 @@ describeWithChromium('registration in Chromium', () => {
   const platforms: WebPlatform[] = [];
 
   beforeAll(async () => {
-    browser = await launchChromium();
+    browser = await launchChromium({ args: ['--lang=zh-CN'] });
   }, 60000);
   afterAll(async () => {
     await browser?.close();

@@ -7,7 +7,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeWithChromium, launchChromium, screenshotDir, seriousAxeViolations, watchForProblems } from './support/browser';
+import { describeWithChromium, launchChromium, seriousAxeViolations } from '@platform/kit/testing';
+import { screenshotDir, watchForProblems } from './support/browser';
 import { sampleImage, type Scene } from './support/sample-images';
 import { startWebPlatform, type WebPlatform } from './support/web-platform';
 
@@ -64,7 +65,7 @@ describeWithChromium('the image web app in Chromium', () => {
     shots = screenshotDir(tempShots);
     platform = await startWebPlatform();
     aliceToken = (await platform.services.userAdmin.createUser({ name: 'alice', password: PASSWORD, isAdmin: true })).token;
-    browser = await launchChromium();
+    browser = await launchChromium({ args: ['--lang=zh-CN'] });
     context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'zh-CN', acceptDownloads: true });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: platform.baseUrl });
     ({ problems } = watchForProblems(context));
