@@ -60,21 +60,24 @@ export interface AppDeps {
 }
 
 export type Readiness =
-  | { status: 'ok'; database: 'ok'; redis: 'ok' | 'not_configured' }
-  | { status: 'degraded'; database: 'ok'; redis: 'down' }
+  | { status: 'ok'; database: 'ok'; redis: 'ok'; limiter: 'shared' }
+  | { status: 'ok'; database: 'ok'; redis: 'not_configured'; limiter: 'memory' }
+  | { status: 'degraded'; database: 'ok'; redis: 'down'; limiter: 'memory' }
   | { status: 'unavailable'; database: 'down' };
 
 /**
  * What /readyz answers. A Redis outage is "degraded", not unready: the insurance limiter keeps the
- * service answering, so it stays in the load balancer.
+ * service answering, so it stays in the load balancer. `limiter` says where this replica counts: in
+ * Redis, shared by every replica, or in its own memory (a key's limit then holds per replica).
  */
 export function createReadiness(db: Knex, limiter: RequestLimiter): () => Promise<Readiness> {
   const health = createHealthRepository(db);
   return async () => {
     if (!(await health.databaseAnswers())) return { status: 'unavailable', database: 'down' };
     const store = limiter.storeState();
-    if (store === 'degraded') return { status: 'degraded', database: 'ok', redis: 'down' };
-    return { status: 'ok', database: 'ok', redis: store === 'ok' ? 'ok' : 'not_configured' };
+    if (store === 'degraded') return { status: 'degraded', database: 'ok', redis: 'down', limiter: 'memory' };
+    if (store === 'ok') return { status: 'ok', database: 'ok', redis: 'ok', limiter: 'shared' };
+    return { status: 'ok', database: 'ok', redis: 'not_configured', limiter: 'memory' };
   };
 }
 
@@ -170,6 +173,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   const { metrics, directory, site, ads, admit, editors, icons, submissions } = services;
   const siteAssets = loadSiteAssets();
   const readiness = createReadiness(deps.db, deps.limiter);
+  metrics.watchLimiterStore(deps.limiter.storeState);
 
   const app = express();
   // Only a configured proxy may name the client: anyone else reaching the port could pick the address the anonymous limit counts.

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseCidrList } from './outbound/address-policy';
+import { parseRedisTarget } from './ratelimit/redis-target';
 import { DATABASE_URL_FORMAT, DEFAULT_TRUSTED_PROXIES, databaseTarget, parseTrustedProxies, type DatabaseTarget } from '@platform/kit';
 
 const positiveInt = (fallback: number) =>
@@ -97,7 +98,14 @@ const schema = z.object({
     .string()
     .optional()
     .transform((url) => (url === undefined || url.trim() === '' ? undefined : url.trim()))
-    .refine((url) => url === undefined || /^rediss?:\/\//.test(url), 'must be redis://… or rediss://…'),
+    .superRefine((url, ctx) => {
+      if (url === undefined) return;
+      try {
+        parseRedisTarget(url);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      }
+    }),
   RATE_LIMIT_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9_:.-]{1,64}$/, 'must be 1-64 characters of [A-Za-z0-9_:.-]').default('tools_rl'),
   DEFAULT_RATE_LIMIT_PER_HOUR: positiveInt(1000),
   ANONYMOUS_RATE_LIMIT_PER_HOUR: positiveInt(1000),

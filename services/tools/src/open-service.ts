@@ -1,6 +1,6 @@
 import type express from 'express';
 import type { Knex } from 'knex';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './ratelimit/redis-connection';
 import type { Logger } from 'pino';
 import { claimEmbeddedDatabase, createLogger, migrateToLatest, openDb, serveAdminCommands } from '@platform/kit';
 import { runAdminCommand } from './admin/commands';
@@ -31,7 +31,7 @@ export async function openToolsService(
     throw new Error(`the embedded database ${target.kind === 'pglite-dir' ? target.dir : ''} is in use by process ${claim.owner.pid}; stop it first (admin commands reach it through that process)`);
   }
   let db: Knex | undefined;
-  let redis: Redis | undefined;
+  let redis: RedisClient | undefined;
   let adminServer: { close(): Promise<void> } | undefined;
   try {
     db = options.db ?? (await openDb(target, { migrationSource }));

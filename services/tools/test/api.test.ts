@@ -445,7 +445,7 @@ describe('query form and protocol', () => {
     expect((await request(app).get('/healthz')).body).toEqual({ status: 'ok' });
     const ready = await request(app).get('/readyz');
     expect(ready.status).toBe(200);
-    expect(ready.body).toEqual({ status: 'ok', database: 'ok', redis: 'not_configured' });
+    expect(ready.body).toEqual({ status: 'ok', database: 'ok', redis: 'not_configured', limiter: 'memory' });
     await authed('action=tools');
     await api('action=tools');
     const metrics = await request(app).get('/metrics');

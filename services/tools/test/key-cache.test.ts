@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import request from 'supertest';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../src/ratelimit/redis-connection';
 import type { Express } from 'express';
 import { describeWithRealServer } from '@platform/kit/testing';
 import { runAdminCommand } from '../src/admin/commands';
@@ -72,7 +72,7 @@ describe('API keys cached per process', () => {
 
 describeWithRealServer('TEST_REDIS_URL', 'API key cache across replicas (real Redis)', () => {
   let harness: Harness;
-  const clients: Redis[] = [];
+  const clients: RedisClient[] = [];
   beforeAll(async () => {
     harness = await openHarness();
     await importJson(harness.db, smallCatalog);
@@ -82,7 +82,7 @@ describeWithRealServer('TEST_REDIS_URL', 'API key cache across replicas (real Re
     await harness.close();
   });
 
-  const connectedRedis = async (): Promise<Redis> => {
+  const connectedRedis = async (): Promise<RedisClient> => {
     const redis = openRedis(process.env.TEST_REDIS_URL!, silentLogger);
     clients.push(redis);
     if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));

@@ -271,7 +271,7 @@ describe('probes', () => {
     expect(health.body).toEqual({ status: 'ok' });
     spec.expectResponseMatchesSpec(health, { path: '/healthz', method: 'get' });
     const ready = await request(app).get('/readyz');
-    expect([ready.status, ready.body]).toEqual([200, { status: 'ok', database: 'ok', redis: 'not_configured' }]);
+    expect([ready.status, ready.body]).toEqual([200, { status: 'ok', database: 'ok', redis: 'not_configured', limiter: 'memory' }]);
     spec.expectResponseMatchesSpec(ready, { path: '/readyz', method: 'get' });
     const metrics = await request(app).get('/metrics');
     expect(metrics.status).toBe(200);
@@ -285,7 +285,7 @@ describe('probes', () => {
     try {
       const degraded = harness.app({ limiter: createRequestLimiter({ keyPrefix: 'x', redis: unreachable, logger: silentLogger }) });
       const ready = await request(degraded).get('/readyz');
-      expect([ready.status, ready.body]).toEqual([200, { status: 'degraded', database: 'ok', redis: 'down' }]);
+      expect([ready.status, ready.body]).toEqual([200, { status: 'degraded', database: 'ok', redis: 'down', limiter: 'memory' }]);
       spec.expectResponseMatchesSpec(ready, { path: '/readyz', method: 'get' });
     } finally {
       unreachable.disconnect();

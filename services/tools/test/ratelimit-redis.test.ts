@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import request from 'supertest';
 import pino from 'pino';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../src/ratelimit/redis-connection';
 import type { Express } from 'express';
 import { describeWithRealServer } from '@platform/kit/testing';
 import { createKey, importJson, openHarness, silentLogger, smallCatalog, testConfig, type Harness } from './support/harness';
@@ -11,7 +11,7 @@ import { openRedis } from '../src/ratelimit/redis-connection';
 import { createRequestLimiter, STORE_RETRY_MS } from '../src/ratelimit/request-limiter';
 
 /** Resolves on the client's next `event` (at once if it is already in that state). */
-function redisEvent(client: Redis, event: 'ready' | 'close'): Promise<void> {
+function redisEvent(client: RedisClient, event: 'ready' | 'close'): Promise<void> {
   if (event === 'ready' && client.status === 'ready') return Promise.resolve();
   if (event === 'close' && client.status !== 'ready') return Promise.resolve();
   return new Promise((resolve) => client.once(event, () => resolve()));
@@ -19,7 +19,7 @@ function redisEvent(client: Redis, event: 'ready' | 'close'): Promise<void> {
 
 describeWithRealServer('TEST_REDIS_URL', 'rate limit on real Redis', () => {
   let harness: Harness;
-  const clients: Redis[] = [];
+  const clients: RedisClient[] = [];
   // A prefix per run: files and CI runs share the machine's Redis.
   const keyPrefix = () => `tools_rl_t_${crypto.randomBytes(6).toString('hex')}`;
   const redisClient = async (url: string, logger = silentLogger) => {
@@ -56,8 +56,8 @@ describeWithRealServer('TEST_REDIS_URL', 'rate limit on real Redis', () => {
       }
     }
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
-    expect(await redis.get(`${prefix}:key:${key.id}`)).toBe('6');
-    const ttl = await redis.pttl(`${prefix}:key:${key.id}`);
+    expect(await redis.get(`${prefix}:{key:${key.id}}`)).toBe('6');
+    const ttl = await redis.pttl(`${prefix}:{key:${key.id}}`);
     expect(ttl).toBeGreaterThan(3_590_000);
     expect(ttl).toBeLessThanOrEqual(3_600_000);
   });
@@ -94,7 +94,7 @@ describeWithRealServer('TEST_REDIS_URL', 'rate limit on real Redis', () => {
     rateLimitPerHour: number,
     run: (ctx: {
       redisServer: PrivateRedis;
-      redis: Redis;
+      redis: RedisClient;
       app: Express;
       keyId: number;
       logLines: string[];
@@ -107,7 +107,7 @@ describeWithRealServer('TEST_REDIS_URL', 'rate limit on real Redis', () => {
     const logLines: string[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => logLines.push(line) });
     let clockMs = Date.now();
-    let redis: Redis | undefined;
+    let redis: RedisClient | undefined;
     try {
       redis = await redisClient(redisServer.url, logger);
       const app = harness.app({ limiter: createRequestLimiter({ keyPrefix: 'tools_rl', redis, logger, now: () => clockMs }) });
@@ -124,7 +124,7 @@ describeWithRealServer('TEST_REDIS_URL', 'rate limit on real Redis', () => {
   it('when Redis stops, then the service keeps answering on the insurance limiter (logged, readiness degraded); when it is back, exact shared limits return', async () => {
     await withPrivateRedis(3, async ({ redisServer, redis, app, keyId, logLines, get }) => {
       expect((await get()).headers['x-ratelimit-remaining']).toBe('2');
-      expect((await request(app).get('/readyz')).body).toEqual({ status: 'ok', database: 'ok', redis: 'ok' });
+      expect((await request(app).get('/readyz')).body).toEqual({ status: 'ok', database: 'ok', redis: 'ok', limiter: 'shared' });
 
       const closed = redisEvent(redis, 'close');
       await redisServer.stop();
@@ -135,8 +135,9 @@ describeWithRealServer('TEST_REDIS_URL', 'rate limit on real Redis', () => {
       expect(during[0]!.headers['x-ratelimit-remaining']).toBe('2');
       const ready = await request(app).get('/readyz');
       expect(ready.status).toBe(200);
-      expect(ready.body).toEqual({ status: 'degraded', database: 'ok', redis: 'down' });
+      expect(ready.body).toEqual({ status: 'degraded', database: 'ok', redis: 'down', limiter: 'memory' });
       expect(logLines.some((line) => line.includes('insurance limiter in use'))).toBe(true);
+      expect((await request(app).get('/metrics')).text).toMatch(/^tools_rate_limit_in_memory 1$/m);
 
       const reconnected = redisEvent(redis, 'ready');
       await redisServer.start();
@@ -145,9 +146,10 @@ describeWithRealServer('TEST_REDIS_URL', 'rate limit on real Redis', () => {
       const after = [await get(), await get(), await get(), await get()];
       expect(after.map((res) => res.status)).toEqual([200, 200, 200, 429]);
       expect(after.map((res) => res.headers['x-ratelimit-remaining'])).toEqual(['2', '1', '0', '0']);
-      expect(await redis.get(`tools_rl:key:${keyId}`)).toBe('4');
+      expect(await redis.get(`tools_rl:{key:${keyId}}`)).toBe('4');
       expect((await request(app).get('/readyz')).body.status).toBe('ok');
       expect(logLines.some((line) => line.includes('shared limits restored'))).toBe(true);
+      expect((await request(app).get('/metrics')).text).toMatch(/^tools_rate_limit_in_memory 0$/m);
     });
   });
 
@@ -159,7 +161,7 @@ describeWithRealServer('TEST_REDIS_URL', 'rate limit on real Redis', () => {
       // The first request waits for the command timeout (1 s), then falls back.
       expect((await get()).status).toBe(200);
       expect(redis.status).toBe('ready');
-      expect((await request(app).get('/readyz')).body).toEqual({ status: 'degraded', database: 'ok', redis: 'down' });
+      expect((await request(app).get('/readyz')).body).toEqual({ status: 'degraded', database: 'ok', redis: 'down', limiter: 'memory' });
       expect(logLines.some((line) => line.includes('insurance limiter in use') && line.includes('timed out'))).toBe(true);
       // The next ones skip Redis for STORE_RETRY_MS (the limiter's clock does not move here): none
       // of them reaches Redis, so none waits for the command timeout.
@@ -167,12 +169,12 @@ describeWithRealServer('TEST_REDIS_URL', 'rate limit on real Redis', () => {
 
       redisServer.resume();
       // Redis runs what reached it while paused: only the one command that timed out.
-      expect(await redis.get(`tools_rl:key:${keyId}`)).toBe('2');
+      expect(await redis.get(`tools_rl:{key:${keyId}}`)).toBe('2');
       advanceClock(STORE_RETRY_MS);
       const back = await get();
       expect(back.status).toBe(200);
       // Counted on Redis again: the answer is Redis's count, not this process's insurance count.
-      const sharedCount = Number(await redis.get(`tools_rl:key:${keyId}`));
+      const sharedCount = Number(await redis.get(`tools_rl:{key:${keyId}}`));
       expect(back.headers['x-ratelimit-remaining']).toBe(String(100 - sharedCount));
       expect((await request(app).get('/readyz')).body.status).toBe('ok');
       expect(logLines.some((line) => line.includes('shared limits restored'))).toBe(true);
@@ -190,9 +192,9 @@ describeWithRealServer('TEST_REDIS_URL', 'rate limit on real Redis', () => {
       const res = await request(service.app).get('/api/index.php?action=categories').set('X-API-Key', key.apiKey);
       expect(res.status).toBe(200);
       expect(res.headers['x-ratelimit-remaining']).toBe('1');
-      expect((await request(service.app).get('/readyz')).body).toEqual({ status: 'ok', database: 'ok', redis: 'ok' });
+      expect((await request(service.app).get('/readyz')).body).toEqual({ status: 'ok', database: 'ok', redis: 'ok', limiter: 'shared' });
       const redis = await redisClient(process.env.TEST_REDIS_URL!);
-      expect(await redis.get(`${prefix}:key:${key.id}`)).toBe('1');
+      expect(await redis.get(`${prefix}:{key:${key.id}}`)).toBe('1');
     } finally {
       await service.close();
     }

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../ratelimit/redis-connection';
 
 /**
  * The version of the API keys table as a whole: every change to a key (disable, enable, limit) moves
@@ -22,7 +22,7 @@ export interface KeyVersion {
 const randomStart = (): string => String(randomInt(2 ** 47));
 
 /** Shared by every replica through Redis: one GET per request, sent beside the limiter's command. */
-export function redisKeyVersion(redis: Redis, keyPrefix: string): KeyVersion {
+export function redisKeyVersion(redis: RedisClient, keyPrefix: string): KeyVersion {
   const key = `${keyPrefix}:api-keys:version`;
   return {
     async current() {

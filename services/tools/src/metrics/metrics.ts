@@ -28,6 +28,17 @@ export function createMetrics() {
     help: 'How long the last build of the in-memory search index took (at start, then on each catalog change)',
     registers: [registry],
   });
+  // Read when scraped: 1 while this replica counts requests in memory (no Redis configured, or Redis
+  // unreachable), so a key's hourly limit is per replica instead of shared.
+  let limiterStore: () => 'memory' | 'ok' | 'degraded' = () => 'memory';
+  new Gauge({
+    name: 'tools_rate_limit_in_memory',
+    help: '1 while this replica limits requests in memory (Redis not configured or unreachable), 0 while the limits are shared in Redis',
+    registers: [registry],
+    collect() {
+      this.set(limiterStore() === 'ok' ? 0 : 1);
+    },
+  });
   // The labelled children, looked up once per route/method/status: prom-client hashes a labels object
   // on every call otherwise, on every request.
   const children = new Map<string, { requests: { inc(): void }; duration: { observe(seconds: number): void } }>();
@@ -45,6 +56,10 @@ export function createMetrics() {
     },
     searchIndexBuilt(seconds: number) {
       searchIndexBuild.set(seconds);
+    },
+    /** Where the in-memory gauge reads the limiter's state from. */
+    watchLimiterStore(state: () => 'memory' | 'ok' | 'degraded') {
+      limiterStore = state;
     },
     countRateLimitRejection(subject: 'key' | 'ip') {
       rateLimitRejections.inc({ subject });

@@ -1,5 +1,5 @@
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-connection';
 import type { Logger } from 'pino';
 
 export const WINDOW_SECONDS = 3600;
@@ -36,7 +36,7 @@ export interface RequestLimiter {
 
 export interface RequestLimiterOptions {
   keyPrefix: string;
-  redis?: Redis;
+  redis?: RedisClient;
   logger: Logger;
   /** Milliseconds since the epoch, for the retry pause after a failed Redis command; tests pass their own. */
   now?: () => number;
@@ -56,6 +56,12 @@ function toDecision(res: RateLimiterRes, limitPerHour: number): RateLimitDecisio
  * that hangs (still connected, not answering) would otherwise cost every request the command timeout.
  */
 export const STORE_RETRY_MS = 1000;
+
+/**
+ * A subject's key in Redis, hash-tagged (`tools_rl:{key:42}`): on a Cluster every counter of one subject
+ * lives in one slot, whatever is stored beside the count, while different subjects spread over the masters.
+ */
+export const clusterSafeKey = (subject: string): string => `{${subject}}`;
 
 export function createRequestLimiter(options: RequestLimiterOptions): RequestLimiter {
   const { redis, keyPrefix, logger } = options;
@@ -89,7 +95,7 @@ export function createRequestLimiter(options: RequestLimiterOptions): RequestLim
     if (!redis || !shared) return insurance.consume(subject, 1); // no Redis configured: memory is the store
     if (redis.status !== 'ready' || now() < retryStoreAt) return onInsurance(subject, { redisStatus: redis.status });
     try {
-      const counted = await shared.consume(subject, 1);
+      const counted = await shared.consume(clusterSafeKey(subject), 1);
       storeFailing = false;
       if (outageLogged) {
         outageLogged = false;
@@ -115,7 +121,7 @@ export function createRequestLimiter(options: RequestLimiterOptions): RequestLim
       }
     },
     async usage(subject) {
-      const res = await usageReader.get(subject);
+      const res = await usageReader.get(shared ? clusterSafeKey(subject) : subject);
       if (!res) return null;
       return { consumed: res.consumedPoints, msBeforeReset: Math.max(res.msBeforeNext, 0) };
     },

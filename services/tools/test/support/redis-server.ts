@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);
@@ -13,12 +13,12 @@ async function freePort(): Promise<number> {
 }
 
 /** Resolves when the server says it accepts connections (its log goes to stdout); fails if it exits first. */
-function whenReady(child: ChildProcess): Promise<void> {
+export function whenReady(child: ChildProcess, readyLine = /Ready to accept connections/): Promise<void> {
   return new Promise((resolve, reject) => {
     let output = '';
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      if (!/Ready to accept connections/.test(output)) return;
+      if (!readyLine.test(output)) return;
       child.stdout!.off('data', onData);
       child.off('exit', onExit);
       child.stdout!.resume();
