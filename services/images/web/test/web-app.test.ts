@@ -312,7 +312,7 @@ describeWithChromium('the image web app in Chromium', () => {
     const file = await download;
     expect(file.suggestedFilename()).toMatch(/\.sxcu$/);
     const sxcu = JSON.parse(readFileSync((await file.path())!, 'utf8')) as { RequestURL: string; Headers: Record<string, string>; FileFormName: string };
-    expect(sxcu.RequestURL).toBe(`${platform.baseUrl}/api/image.php?action=upload`);
+    expect(sxcu.RequestURL).toBe(`${platform.baseUrl}/api/image.php?action=upload&http_errors=1`);
     expect(sxcu.FileFormName).toBe('file');
     expect((await platform.api('profile', { token: sxcu.Headers['X-API-Token'] })).code).toBe(0);
     await page.locator('.token-name', { hasText: /^ShareX / }).waitFor();
