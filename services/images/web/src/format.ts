@@ -20,7 +20,7 @@ export function formatBytes(bytes: number, options: { roundUp?: boolean } = {}):
     rounded = Math.round((rounded / 1024) * 10) / 10;
     unit++;
   }
-  return `${Number.isInteger(rounded) ? String(rounded) : rounded.toFixed(digits)} ${UNITS[unit]}`;
+  return `${Number.isInteger(rounded) ? String(rounded) : rounded.toFixed(1)} ${UNITS[unit]}`;
 }
 
 /** Whole percent of used over total, 0-100 (a zero quota reads as full). */

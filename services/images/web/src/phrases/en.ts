@@ -118,6 +118,8 @@ export const en: Record<MessageKey, string> = {
   emptyTheBin: 'Empty the bin',
   confirmPurge: 'Purge {n} images for good? This cannot be undone.',
   confirmEmptyBin: 'Purge all {n} images in the bin for good? This cannot be undone.',
+  confirmBinSelected: 'Move the {n} selected images to the bin? You can restore them from there.',
+  confirmDisableUser: 'Disable user “{name}”? All their tokens and sessions stop at once; you can enable them again.',
   restoredCount: 'Restored {n}',
   purgedCount: 'Purged {n}',
   binItems: 'Images in the bin',

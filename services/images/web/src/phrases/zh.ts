@@ -116,6 +116,8 @@ export const zh = {
   emptyTheBin: '清空回收站',
   confirmPurge: '彻底删除 {n} 张图片？此操作无法撤销。',
   confirmEmptyBin: '清空回收站中的全部 {n} 张图片？此操作无法撤销。',
+  confirmBinSelected: '将选中的 {n} 张图片移到回收站？可在回收站中恢复。',
+  confirmDisableUser: '停用用户「{name}」？其所有令牌和登录会立即失效，可随时重新启用。',
   restoredCount: '已恢复 {n} 张',
   purgedCount: '已彻底删除 {n} 张',
   binItems: '回收站中的图片',

@@ -8,7 +8,7 @@ const USERS_PER_PAGE = 20;
 
 /** The admin's users tab: create a user, search the users page by page, change a user's group, admin role or state. */
 export function UsersPanel({ groups }: { groups: Group[] }) {
-  const { api, session, t, notify, fail } = useApp();
+  const { api, session, t, notify, fail, confirm } = useApp();
   const id = useId();
   const [keyword, setKeyword] = useState('');
   const [query, setQuery] = useState('');
@@ -178,7 +178,11 @@ export function UsersPanel({ groups }: { groups: Group[] }) {
                         class={user.disabled ? 'button secondary small' : 'button danger-ghost small'}
                         disabled={self}
                         aria-label={`${user.disabled ? t('enable') : t('disable')} ${user.username}`}
-                        onClick={() => change(user, { disabled: !user.disabled })}
+                        onClick={async () => {
+                          // Disabling stops every credential of the user at once: asked first. Enabling is harmless.
+                          if (!user.disabled && !(await confirm(t('confirmDisableUser', { name: user.username }), { confirmLabel: t('disable'), danger: true }))) return;
+                          void change(user, { disabled: !user.disabled });
+                        }}
                       >
                         {user.disabled ? t('enable') : t('disable')}
                       </button>
