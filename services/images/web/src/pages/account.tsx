@@ -195,16 +195,19 @@ function PasswordCard() {
   const id = useId();
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
-  const submit = async (event: Event) => {
+  const changing = usePending();
+  const submit = (event: Event) => {
     event.preventDefault();
-    try {
-      await api.changePassword(current, next);
-      setCurrent('');
-      setNext('');
-      notify(t('passwordChanged'), 'success');
-    } catch (error) {
-      fail(error);
-    }
+    void changing.run(async () => {
+      try {
+        await api.changePassword(current, next);
+        setCurrent('');
+        setNext('');
+        notify(t('passwordChanged'), 'success');
+      } catch (error) {
+        fail(error);
+      }
+    });
   };
   return (
     <section class="card-panel" aria-labelledby={`${id}-title`}>
@@ -223,7 +226,7 @@ function PasswordCard() {
             {t('passwordHint')}
           </p>
         </div>
-        <button type="submit" class="button secondary" disabled={!current || !next}>
+        <button type="submit" class="button secondary" disabled={!current || !next || changing.pending}>
           {t('changePassword')}
         </button>
       </form>

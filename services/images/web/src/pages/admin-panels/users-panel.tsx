@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useId, useState } from 'preact/hooks';
 import type { AdminUser, Group } from '../../api';
 import { useApp } from '../../app-context';
+import { usePending } from '../../use-pending';
 import { EmptyState } from '../../components/empty-state';
 import { UsageBar } from '../../components/usage-bar';
 
@@ -40,18 +41,21 @@ export function UsersPanel({ groups }: { groups: Group[] }) {
     void load();
   }, [load]);
 
-  const create = async (event: Event) => {
+  const creating = usePending();
+  const create = (event: Event) => {
     event.preventDefault();
-    try {
-      const created = await api.adminCreateUser({ username: username.trim(), password, group_id: groupId, is_admin: isAdmin });
-      notify(t('userCreated', { name: created.username }), 'success');
-      setUsername('');
-      setPassword('');
-      setIsAdmin(false);
-      void load();
-    } catch (error) {
-      fail(error);
-    }
+    void creating.run(async () => {
+      try {
+        const created = await api.adminCreateUser({ username: username.trim(), password, group_id: groupId, is_admin: isAdmin });
+        notify(t('userCreated', { name: created.username }), 'success');
+        setUsername('');
+        setPassword('');
+        setIsAdmin(false);
+        void load();
+      } catch (error) {
+        fail(error);
+      }
+    });
   };
 
   const change = async (user: AdminUser, changes: { group_id?: number; is_admin?: boolean; disabled?: boolean }) => {
@@ -96,7 +100,7 @@ export function UsersPanel({ groups }: { groups: Group[] }) {
           <input type="checkbox" checked={isAdmin} onChange={(event) => setIsAdmin(event.currentTarget.checked)} />
           <span>{t('isAdmin')}</span>
         </label>
-        <button type="submit" class="button primary" disabled={!username.trim() || !password}>
+        <button type="submit" class="button primary" disabled={!username.trim() || !password || creating.pending}>
           {t('createUser')}
         </button>
       </form>
