@@ -339,9 +339,9 @@ describe('upload clients', () => {
     expect(sxcu).toEqual({
       Version: expect.any(String),
       Name: 'img.test 图床 (alice)',
-      DestinationType: 'ImageUploader, FileUploader',
+      DestinationType: 'ImageUploader',
       RequestMethod: 'POST',
-      RequestURL: 'http://img.test/api/image.php?action=upload',
+      RequestURL: 'http://img.test/api/image.php?action=upload&http_errors=1',
       Headers: { 'X-API-Token': expect.stringMatching(/^[\w-]{43}$/) },
       Body: 'MultipartFormData',
       FileFormName: 'file',
@@ -365,7 +365,8 @@ describe('upload clients', () => {
     expect((await request(svc.app).get(deletion.replace('http://img.test', ''))).status).toBe(200);
     expect((await read('list', sxcu.Headers['X-API-Token'])).body.data.total).toBe(1);
 
-    const refused = await request(svc.app).post('/api/image.php?action=upload').set(sxcu.Headers).attach(sxcu.FileFormName, fixture('drawing.svg'));
+    const refused = await request(svc.app).post(new URL(sxcu.RequestURL).pathname + new URL(sxcu.RequestURL).search).set(sxcu.Headers).attach(sxcu.FileFormName, fixture('drawing.svg'));
+    expect(refused.status).toBe(415);
     expect(sharexValue(sxcu.ErrorMessage, refused.body)).toBe('不支持的文件类型');
 
     // Its token is a named token of its own: listed, and revocable without touching anything else.

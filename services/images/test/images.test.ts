@@ -287,6 +287,7 @@ describe('delete, trash, restore, purge', () => {
           {
             id: image.id,
             original_name: 'gone.png',
+            thumb_url: expect.stringMatching(new RegExp(`^http://img\\.test/api/thumb\\.php\\?id=${image.id}&bin=1&sig=[\\w-]{32}$`)),
             file_size: image.file_size,
             create_time: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
             delete_time: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
@@ -298,6 +299,41 @@ describe('delete, trash, restore, purge', () => {
         limit: 20,
       },
     });
+  });
+
+  test('when an image is in the bin, then its trash thumb_url serves the thumbnail privately; restored, purged or forged, it answers 404', async () => {
+    const user = await createTestUser(svc.db);
+    const small = await upload(user.token, 'small.png');
+    const photo = await upload(user.token, 'photo.webp', 'photo.webp');
+    const thumbPath = (url: string) => url.replace('http://img.test', '');
+    const binThumbs = async () =>
+      Object.fromEntries(
+        ((await request(svc.app).get(`${API}?action=trash`).set('X-API-Token', user.token)).body.data.list as Array<{ id: number; thumb_url: string }>).map((item) => [item.id, item.thumb_url]),
+      );
+    await request(svc.app).post(`${API}?action=delete`).set('X-API-Token', user.token).send({ ids: [small.id, photo.id] });
+    const thumbs = await binThumbs();
+
+    for (const image of [small, photo]) {
+      const served = await request(svc.app).get(thumbPath(thumbs[image.id]!));
+      expect([served.status, served.headers['cache-control']]).toEqual([200, 'private, max-age=300']);
+      expect(served.headers['content-type']).toMatch(/^image\//);
+      // The public thumbnail stays dead while binned, and the bin signature does not open it either.
+      expect((await request(svc.app).get(thumbPath(image.thumb_url))).status).toBe(404);
+      expect((await request(svc.app).get(thumbPath(image.thumb_url) + '&bin=1')).status).toBe(404);
+    }
+    const forged = thumbs[photo.id]!.replace(/sig=[\w-]+/, `sig=${'A'.repeat(32)}`);
+    expect((await request(svc.app).get(thumbPath(forged))).body).toEqual({ code: 1, msg: '图片不存在' });
+
+    await request(svc.app).post(`${API}?action=restore`).set('X-API-Token', user.token).send({ id: photo.id });
+    expect((await request(svc.app).get(thumbPath(thumbs[photo.id]!))).status).toBe(404);
+    expect((await request(svc.app).get(thumbPath(photo.thumb_url))).status).toBe(200);
+    // Binned again: a new link; the one of the first binning stays dead.
+    await request(svc.app).post(`${API}?action=delete`).set('X-API-Token', user.token).send({ id: photo.id });
+    expect((await request(svc.app).get(thumbPath(thumbs[photo.id]!))).status).toBe(404);
+    expect((await request(svc.app).get(thumbPath((await binThumbs())[photo.id]!))).status).toBe(200);
+
+    await request(svc.app).post(`${API}?action=purge`).set('X-API-Token', user.token).send({ id: small.id });
+    expect((await request(svc.app).get(thumbPath(thumbs[small.id]!))).status).toBe(404);
   });
 
   test('when a binned image is restored, then it is listed and served again', async () => {

@@ -89,9 +89,11 @@ export function createAccountService(deps: {
         const config = {
           Version: '17.0.0',
           Name: `${host} 图床 (${principal.user.name})`,
-          DestinationType: 'ImageUploader, FileUploader',
+          // Images only: the service refuses anything else, so ShareX must not offer it for files.
+          DestinationType: 'ImageUploader',
           RequestMethod: 'POST',
-          RequestURL: uploadUrl,
+          // ShareX reads ErrorMessage only from a non-2xx answer: refusals must carry their status.
+          RequestURL: `${uploadUrl}&http_errors=1`,
           Headers: { 'X-API-Token': token },
           Body: 'MultipartFormData',
           FileFormName: 'file',

@@ -3,6 +3,7 @@ import { requestLog } from '@platform/kit';
 import { AppError } from '../errors/app-error';
 import { Messages, messageText } from '../errors/messages';
 import { fail } from './envelope';
+import { refusalStatus, wantsHttpErrors } from './refusal-status';
 
 /** Any path no route answers. */
 export const notFound: RequestHandler = (_req, _res, next) => {
@@ -31,7 +32,9 @@ export const errorMiddleware: ErrorRequestHandler = (error, req, res, _next) => 
   }
   const expected = error instanceof AppError ? error : bodyRefusal(error ?? {});
   if (expected) {
-    res.set(expected.headers).status(expected.status).json(fail(messageText(expected.key)));
+    // A refusal the contract answers with 200 takes its own status when the client opted in.
+    const status = expected.status === 200 && wantsHttpErrors(req) ? refusalStatus(expected.key) : expected.status;
+    res.set(expected.headers).status(status).json(fail(messageText(expected.key)));
     return;
   }
   if (isStorageFull(error)) {

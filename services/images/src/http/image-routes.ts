@@ -113,14 +113,16 @@ export function createImageRoutes(deps: ImageRoutesDeps): express.Router {
   router.get('/api/thumb.php', async (req, res) => {
     res.locals.metricsRoute = 'thumb';
     const request = parseSignedLink(req.query);
-    const found = request && (await deps.thumbnails.thumbnail(request.id, request.sig));
+    const binned = req.query.bin === '1';
+    const found = request && (await (binned ? deps.thumbnails.binnedThumbnail(request.id, request.sig) : deps.thumbnails.thumbnail(request.id, request.sig)));
     if (!found) throw new AppError('imageNotFound', 404);
     const { object, mimeType } = found;
     res.set({
       'Content-Type': mimeType,
       'X-Content-Type-Options': 'nosniff',
-      // Revalidated daily: a binned image must stop answering within a day even from caches.
-      'Cache-Control': 'public, max-age=86400',
+      // Revalidated daily: a binned image must stop answering within a day even from caches. A bin
+      // thumbnail is its owner's alone, and must stop with a restore or purge: kept by no shared cache, briefly.
+      'Cache-Control': binned ? 'private, max-age=300' : 'public, max-age=86400',
       'Last-Modified': object.lastModified.toUTCString(),
       ETag: object.etag,
     });

@@ -63,11 +63,14 @@ export function createImageFiles(storage: Storage, logger: Logger) {
     /** Removes the image's objects from one backend (the copies a storage migration left there). */
     removeFrom,
 
-    /** The bytes the thumbnail URL serves: the WebP thumbnail, or the original when it is its own thumbnail. */
-    async openThumbnail(image: ImageObjects): Promise<{ object: OpenedObject; mimeType: string } | null> {
+    /**
+     * The bytes the thumbnail URL serves: the WebP thumbnail, or the original (in `originalArea`: bin/
+     * while binned) when it is its own thumbnail.
+     */
+    async openThumbnail(image: ImageObjects, originalArea: 'public' | 'bin' = 'public'): Promise<{ object: OpenedObject; mimeType: string } | null> {
       const [area, key, mimeType]: [StorageArea, string, string] = image.thumbKey
         ? ['thumbs', image.thumbKey, 'image/webp']
-        : ['public', image.storageKey, mimeTypeForFormat(image.format)];
+        : [originalArea, image.storageKey, mimeTypeForFormat(image.format)];
       const object = await storeOf(image).open(area, key);
       return object && { object, mimeType };
     },

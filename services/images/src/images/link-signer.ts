@@ -53,7 +53,21 @@ export function createLinkSigner(secret: string) {
     },
   };
 
-  return { thumb, deletion };
+  /**
+   * A binned image's thumbnail, for its owner's bin list: signed with the time it was binned, so the
+   * link dies with a restore (the public thumbnail answers again) or a purge, and never opens another
+   * binning of the same image. Not cached: bin pages are rare.
+   */
+  const binThumb = {
+    sign(imageId: number, deletedAt: Date): string {
+      return hmac(`bin-thumb:${imageId}:${deletedAt.getTime()}`);
+    },
+    verify(imageId: number, deletedAt: Date, signature: string): boolean {
+      return matches(signature, binThumb.sign(imageId, deletedAt));
+    },
+  };
+
+  return { thumb, deletion, binThumb };
 }
 
 export type LinkSigner = ReturnType<typeof createLinkSigner>;

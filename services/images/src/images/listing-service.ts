@@ -23,6 +23,8 @@ export interface Page<T> {
 export interface BinItem {
   id: number;
   original_name: string;
+  /** Signed for this binning only (extension): 404 once the image is restored or purged. */
+  thumb_url: string;
   file_size: number;
   create_time: string;
   delete_time: string;
@@ -68,6 +70,7 @@ export function createListingService(deps: { images: ImagesRepository; categorie
         return {
           id: image.id,
           original_name: image.originalName,
+          thumb_url: views.binThumbUrl(image.id, deletedAt),
           file_size: image.fileSize,
           create_time: views.formatTime(image.createdAt),
           delete_time: views.formatTime(deletedAt),

@@ -16,6 +16,12 @@ export function createThumbnailService(deps: { images: ImagesRepository; files: 
       const now = await deps.images.findById(id);
       return now && now.status === 'stored' && now.storageBackend !== image.storageBackend ? deps.files.openThumbnail(now) : null;
     },
+    /** The thumbnail of a binned image, for its owner's bin list (a `binThumb` signature); null (404) otherwise. */
+    async binnedThumbnail(id: number, sig: string): Promise<{ object: OpenedObject; mimeType: string } | null> {
+      const image = await deps.images.findById(id);
+      if (!image || image.status !== 'binned' || !image.deletedAt || !deps.signer.binThumb.verify(id, image.deletedAt, sig)) return null;
+      return deps.files.openThumbnail(image, 'bin');
+    },
   };
 }
 

@@ -48,6 +48,8 @@ export interface ImageItem {
 export interface BinItem {
   id: number;
   original_name: string;
+  /** A thumbnail link signed for this binning (dead after a restore or purge). */
+  thumb_url: string;
   file_size: number;
   create_time: string;
   delete_time: string;

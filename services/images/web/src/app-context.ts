@@ -3,6 +3,7 @@ import { useContext } from 'preact/hooks';
 import type { ApiClient, SignedIn } from './api';
 import type { Lang, Translate } from './i18n';
 import type { SessionStore } from './session';
+import type { UploadQueue } from './upload-queue';
 
 export type NoticeKind = 'success' | 'error' | 'info';
 
@@ -20,6 +21,8 @@ export interface AppContextValue {
   /** Shows an error: the service's refusal in the chosen language. */
   fail(error: unknown): void;
   confirm(message: string, options?: { confirmLabel?: string; danger?: boolean }): Promise<boolean>;
+  /** The upload queue: above the pages, so uploads go on while the user looks elsewhere. */
+  uploads: UploadQueue;
 }
 
 export const AppContext = createContext<AppContextValue | null>(null);

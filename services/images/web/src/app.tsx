@@ -2,6 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { ApiError, type ApiClient } from './api';
 import { AppContext, type AppContextValue, type NoticeKind } from './app-context';
 import { Modal } from './components/modal';
+import { UploadStatus } from './components/upload-status';
 import { saveLang, savedLang, serviceMessage, translator, type Lang, type MessageKey } from './i18n';
 import { AccountPage } from './pages/account';
 import { AdminPage } from './pages/admin';
@@ -13,6 +14,7 @@ import { SignInPage } from './pages/sign-in';
 import { UploadPage } from './pages/upload';
 import { followLink, hrefOf, navigate, useRoute, type RouteName } from './router';
 import type { SessionStore } from './session';
+import { createUploadQueue } from './upload-queue';
 
 interface Notice {
   id: number;
@@ -58,6 +60,7 @@ export function App({ api, sessions, storage }: { api: ApiClient; sessions: Sess
   const hadSession = useRef(session !== null);
   const mainRef = useRef<HTMLElement>(null);
 
+  const uploads = useMemo(() => createUploadQueue(api), [api]);
   const t = useMemo(() => translator(lang), [lang]);
   const said = useCallback((message: string) => serviceMessage(lang, message), [lang]);
 
@@ -79,9 +82,11 @@ export function App({ api, sessions, storage }: { api: ApiClient; sessions: Sess
         // The service stopped accepting the credential (expired, reset, signed out elsewhere).
         if (next === null && hadSession.current) notify(t('sessionEnded'), 'info');
         hadSession.current = next !== null;
+        // Another user's queue is not this one's: it stops with the session.
+        if (next === null) uploads.reset();
         setSession(next);
       }),
-    [sessions, notify, t],
+    [sessions, notify, t, uploads],
   );
 
   const setLang = useCallback(
@@ -117,7 +122,7 @@ export function App({ api, sessions, storage }: { api: ApiClient; sessions: Sess
     mainRef.current?.focus({ preventScroll: true });
   }, [route]);
 
-  const value: AppContextValue = { api, sessions, session, lang, setLang, t, said, notify, fail, confirm };
+  const value: AppContextValue = { api, sessions, session, lang, setLang, t, said, notify, fail, confirm, uploads };
 
   const signOut = async () => {
     hadSession.current = false;
@@ -176,6 +181,7 @@ export function App({ api, sessions, storage }: { api: ApiClient; sessions: Sess
             <span class="nav-spacer" />
           )}
           <div class="topbar-tools">
+            {session && route !== 'upload' ? <UploadStatus /> : null}
             <button type="button" class="button ghost small" lang={lang === 'zh' ? 'en' : 'zh-CN'} aria-label={t('switchLanguageLabel')} onClick={() => setLang(lang === 'zh' ? 'en' : 'zh')}>
               {t('switchLanguage')}
             </button>

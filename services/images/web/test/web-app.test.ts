@@ -239,6 +239,12 @@ describeWithChromium('the image web app in Chromium', () => {
   test('when an image is deleted, then it waits in the bin with its purge date; restored, it is back; deleted and purged, it is gone', async () => {
     await page.getByLabel('选择 团队合影.png').check();
     await page.getByRole('button', { name: '删除所选' }).click();
+    // A bulk action asks first, as deleting one image does; cancelled, nothing moves.
+    await expect(page.locator('dialog p').textContent()).resolves.toBe('将选中的 1 张图片移到回收站？可在回收站中恢复。');
+    await page.locator('dialog').getByRole('button', { name: '取消' }).click();
+    expect((await listed()).list.some((image) => image.original_name === '团队合影.png')).toBe(true);
+    await page.getByRole('button', { name: '删除所选' }).click();
+    await page.locator('dialog [data-confirm]').click();
     await card('团队合影.png').waitFor({ state: 'detached' });
     expect((await listed()).list.some((image) => image.original_name === '团队合影.png')).toBe(false);
 
@@ -313,7 +319,7 @@ describeWithChromium('the image web app in Chromium', () => {
     const file = await download;
     expect(file.suggestedFilename()).toMatch(/\.sxcu$/);
     const sxcu = JSON.parse(readFileSync((await file.path())!, 'utf8')) as { RequestURL: string; Headers: Record<string, string>; FileFormName: string };
-    expect(sxcu.RequestURL).toBe(`${platform.baseUrl}/api/image.php?action=upload`);
+    expect(sxcu.RequestURL).toBe(`${platform.baseUrl}/api/image.php?action=upload&http_errors=1`);
     expect(sxcu.FileFormName).toBe('file');
     expect((await platform.api('profile', { token: sxcu.Headers['X-API-Token'] })).code).toBe(0);
     await page.locator('.token-name', { hasText: /^ShareX / }).waitFor();
@@ -335,6 +341,8 @@ describeWithChromium('the image web app in Chromium', () => {
     await shot('admin-users');
 
     await bob.getByRole('button', { name: '停用 bob' }).click();
+    await expect(page.locator('dialog p').textContent()).resolves.toBe('停用用户「bob」？其所有令牌和登录会立即失效，可随时重新启用。');
+    await page.locator('dialog [data-confirm]').click();
     await bob.getByText('已停用').waitFor();
     expect(await platform.api('login', { form: { username: 'bob', password: 'bob-password-1' } })).toEqual({ code: 1, msg: '账号已停用' });
 

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useId, useState } from 'preact/hooks';
 import type { AccountToken, NamedToken, Profile } from '../api';
 import { useApp } from '../app-context';
+import { usePending } from '../use-pending';
 import { CopyButton } from '../components/copy-button';
 import { EmptyState } from '../components/empty-state';
 import { FileName } from '../components/file-name';
@@ -77,16 +78,19 @@ function NamedTokensCard() {
     void load();
   }, [load]);
 
-  const create = async (event: Event) => {
+  const creating = usePending();
+  const create = (event: Event) => {
     event.preventDefault();
-    try {
-      const made = await api.createNamedToken(name.trim());
-      setCreated({ name: made.name, token: made.token });
-      setName('');
-      void load();
-    } catch (error) {
-      fail(error);
-    }
+    void creating.run(async () => {
+      try {
+        const made = await api.createNamedToken(name.trim());
+        setCreated({ name: made.name, token: made.token });
+        setName('');
+        void load();
+      } catch (error) {
+        fail(error);
+      }
+    });
   };
   const revoke = async (token: NamedToken) => {
     if (!(await confirm(t('confirmRevoke', { name: token.name }), { confirmLabel: t('revoke'), danger: true }))) return;
@@ -108,7 +112,7 @@ function NamedTokensCard() {
           <label for={`${id}-name`}>{t('tokenName')}</label>
           <input id={`${id}-name`} class="input" value={name} maxLength={64} onInput={(event) => setName(event.currentTarget.value)} />
         </div>
-        <button type="submit" class="button secondary" disabled={!name.trim()}>
+        <button type="submit" class="button secondary" disabled={!name.trim() || creating.pending}>
           {t('createToken')}
         </button>
       </form>
@@ -150,32 +154,35 @@ function NamedTokensCard() {
 function ClientsCard({ onDownloaded }: { onDownloaded(): void }) {
   const { api, t, notify, fail } = useApp();
   const id = useId();
-  const download = async (client: 'sharex' | 'picgo') => {
-    try {
-      const { fileName, blob } = await api.clientConfig(client);
-      const url = URL.createObjectURL(blob);
-      const link = document.createElement('a');
-      link.href = url;
-      link.download = fileName;
-      document.body.append(link);
-      link.click();
-      link.remove();
-      window.setTimeout(() => URL.revokeObjectURL(url), 10000);
-      notify(t('downloaded', { name: fileName }), 'success');
-      onDownloaded();
-    } catch (error) {
-      fail(error);
-    }
-  };
+  // Each download makes a named token: a double click must not make two.
+  const downloading = usePending();
+  const download = (client: 'sharex' | 'picgo') =>
+    downloading.run(async () => {
+      try {
+        const { fileName, blob } = await api.clientConfig(client);
+        const url = URL.createObjectURL(blob);
+        const link = document.createElement('a');
+        link.href = url;
+        link.download = fileName;
+        document.body.append(link);
+        link.click();
+        link.remove();
+        window.setTimeout(() => URL.revokeObjectURL(url), 10000);
+        notify(t('downloaded', { name: fileName }), 'success');
+        onDownloaded();
+      } catch (error) {
+        fail(error);
+      }
+    });
   return (
     <section class="card-panel" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>{t('uploadClients')}</h2>
       <p class="muted">{t('uploadClientsLead')}</p>
       <div class="button-row">
-        <button type="button" class="button secondary" data-client="sharex" onClick={() => download('sharex')}>
+        <button type="button" class="button secondary" data-client="sharex" disabled={downloading.pending} onClick={() => download('sharex')}>
           {t('downloadSharex')}
         </button>
-        <button type="button" class="button secondary" data-client="picgo" onClick={() => download('picgo')}>
+        <button type="button" class="button secondary" data-client="picgo" disabled={downloading.pending} onClick={() => download('picgo')}>
           {t('downloadPicgo')}
         </button>
       </div>
@@ -188,16 +195,19 @@ function PasswordCard() {
   const id = useId();
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
-  const submit = async (event: Event) => {
+  const changing = usePending();
+  const submit = (event: Event) => {
     event.preventDefault();
-    try {
-      await api.changePassword(current, next);
-      setCurrent('');
-      setNext('');
-      notify(t('passwordChanged'), 'success');
-    } catch (error) {
-      fail(error);
-    }
+    void changing.run(async () => {
+      try {
+        await api.changePassword(current, next);
+        setCurrent('');
+        setNext('');
+        notify(t('passwordChanged'), 'success');
+      } catch (error) {
+        fail(error);
+      }
+    });
   };
   return (
     <section class="card-panel" aria-labelledby={`${id}-title`}>
@@ -216,7 +226,7 @@ function PasswordCard() {
             {t('passwordHint')}
           </p>
         </div>
-        <button type="submit" class="button secondary" disabled={!current || !next}>
+        <button type="submit" class="button secondary" disabled={!current || !next || changing.pending}>
           {t('changePassword')}
         </button>
       </form>

@@ -143,11 +143,14 @@ export function BinPage() {
             {items.map((item) => (
               <li key={item.id} class={selected.has(item.id) ? 'bin-item selected' : 'bin-item'} data-image-id={item.id}>
                 <input type="checkbox" checked={selected.has(item.id)} onChange={() => toggle(item.id)} aria-label={t('selectImage', { name: item.original_name })} />
-                <span class="bin-icon" aria-hidden="true" />
+                <img class="bin-thumb" src={item.thumb_url} alt="" loading="lazy" width={48} height={48} />
                 <div class="bin-main">
                   <FileName name={item.original_name} class="bin-name" />
-                  <span class="muted small-text">
-                    {formatBytes(item.file_size)} · {t('deletedAt')} {item.delete_time}
+                  <span class="muted small-text bin-meta">
+                    <span class="nowrap">{formatBytes(item.file_size)}</span>
+                    <span class="nowrap">
+                      {t('deletedAt')} {item.delete_time}
+                    </span>
                   </span>
                 </div>
                 <div class="bin-purge">

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useId, useState } from 'preact/hooks';
 import type { Category } from '../api';
 import { useApp } from '../app-context';
+import { usePending } from '../use-pending';
 import { EmptyState } from '../components/empty-state';
 import { FileName } from '../components/file-name';
 
@@ -89,16 +90,19 @@ export function CategoriesPage() {
     void load();
   }, [load]);
 
-  const create = async (event: Event) => {
+  const creating = usePending();
+  const create = (event: Event) => {
     event.preventDefault();
-    try {
-      const created = await api.createCategory(name.trim());
-      notify(t('categoryCreated', { name: created.name }), 'success');
-      setName('');
-      void load();
-    } catch (error) {
-      fail(error);
-    }
+    void creating.run(async () => {
+      try {
+        const created = await api.createCategory(name.trim());
+        notify(t('categoryCreated', { name: created.name }), 'success');
+        setName('');
+        await load();
+      } catch (error) {
+        fail(error);
+      }
+    });
   };
 
   return (
@@ -113,7 +117,7 @@ export function CategoriesPage() {
           <label for={`${id}-new`}>{t('newCategory')}</label>
           <input id={`${id}-new`} class="input" value={name} maxLength={64} onInput={(event) => setName(event.currentTarget.value)} />
         </div>
-        <button type="submit" class="button primary" disabled={!name.trim()}>
+        <button type="submit" class="button primary" disabled={!name.trim() || creating.pending}>
           {t('createCategory')}
         </button>
       </form>

@@ -192,7 +192,14 @@ export function GalleryPage() {
               <button type="button" class="button secondary small" disabled={moveTarget === undefined} onClick={() => moveTarget !== undefined && moveImages(selectedIds, moveTarget)}>
                 {t('move')}
               </button>
-              <button type="button" class="button danger small" onClick={() => deleteImages(selectedIds)}>
+              <button
+                type="button"
+                class="button danger small"
+                onClick={async () => {
+                  const ids = selectedIds;
+                  if (await confirm(t('confirmBinSelected', { n: ids.length }), { confirmLabel: t('moveToBin'), danger: true })) void deleteImages(ids);
+                }}
+              >
                 {t('deleteSelected')}
               </button>
               <button type="button" class="button ghost small" onClick={() => setSelected(new Set())}>
@@ -237,7 +244,8 @@ export function GalleryPage() {
                 <span class="card-caption">
                   <FileName name={item.original_name} class="card-name" />
                   <span class="card-meta">
-                    {formatBytes(item.file_size)} · {item.create_time.slice(0, 10)}
+                    <span class="nowrap">{formatBytes(item.file_size)}</span>
+                    <span class="nowrap">{item.create_time.slice(0, 10)}</span>
                   </span>
                 </span>
               </button>

@@ -1,30 +1,9 @@
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
-import { ApiError, type Category, type UploadHandle, type UploadResult } from '../api';
+import type { Category } from '../api';
 import { useApp } from '../app-context';
-import { FileName } from '../components/file-name';
-import { LinkFields } from '../components/link-fields';
-import { formatBytes, randomKey } from '../format';
-
-/** Uploads running at once: enough to keep the line busy, few enough to show steady progress. */
-const PARALLEL_UPLOADS = 2;
-
-interface QueuedFile {
-  key: string;
-  file: File;
-  preview: string;
-  categoryId?: number;
-  /** Kept across retries: a retry of a request that did reach the service returns its first result. */
-  idempotencyKey: string;
-  status: 'waiting' | 'uploading' | 'done' | 'failed';
-  sent: number;
-  total: number;
-  result?: UploadResult;
-  error?: string;
-  /** No answer came back (network, proxy): worth another try. A refusal by the service is final. */
-  retryable?: boolean;
-  /** The browser could not show the local file (not an image): a neutral box instead. */
-  noPreview?: boolean;
-}
+import { UploadItem } from '../components/upload-item';
+import { formatBytes } from '../format';
+import { useUploadQueue } from '../upload-queue';
 
 function pastedName(file: File, label: string): string {
   const now = new Date();
@@ -35,67 +14,30 @@ function pastedName(file: File, label: string): string {
 }
 
 export function UploadPage() {
-  const { api, t, said, fail } = useApp();
+  const { api, t, fail, uploads } = useApp();
   const id = useId();
   const [categories, setCategories] = useState<Category[]>([]);
   const [categoryId, setCategoryId] = useState<number | undefined>(undefined);
-  const [maxFileSize, setMaxFileSize] = useState<number | null>(null);
-  const [queue, setQueue] = useState<QueuedFile[]>([]);
   const [dragging, setDragging] = useState(false);
   const input = useRef<HTMLInputElement>(null);
-  const running = useRef(new Map<string, UploadHandle>());
   const categoryRef = useRef(categoryId);
   categoryRef.current = categoryId;
+  const { items, counts } = useUploadQueue(uploads);
+  const limits = uploads.limits();
 
   useEffect(() => {
     api.categories().then((list) => {
       setCategories(list);
       setCategoryId((current) => current ?? list.find((category) => category.is_default)?.id);
     }, fail);
-    api.profile().then((profile) => setMaxFileSize(profile.max_file_size), () => undefined);
-  }, [api, fail]);
-
-  const update = (key: string, change: Partial<QueuedFile>) => setQueue((list) => list.map((item) => (item.key === key ? { ...item, ...change } : item)));
-
-  // Starts waiting uploads while fewer than PARALLEL_UPLOADS run.
-  useEffect(() => {
-    const free = PARALLEL_UPLOADS - queue.filter((item) => item.status === 'uploading').length;
-    const next = queue.filter((item) => item.status === 'waiting').slice(0, Math.max(free, 0));
-    for (const item of next) {
-      update(item.key, { status: 'uploading', sent: 0 });
-      const handle = api.upload(item.file, {
-        categoryId: item.categoryId,
-        idempotencyKey: item.idempotencyKey,
-        onProgress: (sent, total) => update(item.key, { sent, total }),
-      });
-      running.current.set(item.key, handle);
-      handle.result.then(
-        (result) => update(item.key, { status: 'done', result, sent: item.file.size, total: item.file.size }),
-        (error: unknown) =>
-          update(item.key, { status: 'failed', error: error instanceof ApiError ? error.message : String(error), retryable: !(error instanceof ApiError) || error.kind === 'network' }),
-      );
-      void handle.result.catch(() => undefined).then(() => running.current.delete(item.key));
+    // While uploads run, the queue counts its own answers; a fresh profile would not yet include those under way.
+    if (uploads.counts().active === 0) {
+      api.profile().then((profile) => uploads.setLimits({ maxFileSize: profile.max_file_size, quotaBytes: profile.quota_bytes, usedBytes: profile.used_bytes }), () => undefined);
     }
-  }, [queue, api]);
-
-  useEffect(
-    () => () => {
-      running.current.forEach((handle) => handle.abort());
-    },
-    [],
-  );
-  // Local previews are released with the page.
-  const previews = useRef<string[]>([]);
-  useEffect(() => () => previews.current.forEach((url) => URL.revokeObjectURL(url)), []);
+  }, [api, fail, uploads]);
 
   const add = (files: File[]) => {
-    if (files.length === 0) return;
-    const items = files.map((file): QueuedFile => {
-      const preview = URL.createObjectURL(file);
-      previews.current.push(preview);
-      return { key: randomKey(), file, preview, categoryId: categoryRef.current, idempotencyKey: randomKey(), status: 'waiting', sent: 0, total: file.size, noPreview: !file.type.startsWith('image/') };
-    });
-    setQueue((list) => [...items, ...list]);
+    if (files.length > 0) uploads.add(files, categoryRef.current);
   };
 
   // A screenshot pasted anywhere on this page is uploaded.
@@ -124,10 +66,10 @@ export function UploadPage() {
       window.removeEventListener('dragover', onDragOver);
       window.removeEventListener('drop', onDrop);
     };
-  }, [t]);
+  }, [t, uploads]);
 
-  const retry = (item: QueuedFile) => update(item.key, { status: 'waiting', error: undefined, sent: 0 });
-  const finished = queue.filter((item) => item.status === 'done').length;
+  const finished = items.filter((item) => item.status === 'done' || item.status === 'cancelled').length;
+  const spaceLeft = limits ? Math.max(0, limits.quotaBytes - limits.usedBytes) : null;
 
   return (
     <section class="page" aria-labelledby={`${id}-title`}>
@@ -158,7 +100,10 @@ export function UploadPage() {
       >
         <span class="drop-icon" aria-hidden="true" />
         <p class="drop-title">{t('dropZoneTitle')}</p>
-        <p class="drop-hint">{t('dropZoneHint', { size: maxFileSize === null ? '…' : formatBytes(maxFileSize) })}</p>
+        <p class="drop-hint">
+          {t('dropZoneHint', { size: limits === null ? '…' : formatBytes(limits.maxFileSize) })}
+          {spaceLeft !== null ? <span data-fact="space-left"> · {t('spaceLeft', { left: formatBytes(spaceLeft) })}</span> : null}
+        </p>
         <button type="button" class="button primary" onClick={() => input.current?.click()}>
           {t('chooseFiles')}
         </button>
@@ -180,62 +125,31 @@ export function UploadPage() {
 
       <div class="section-head">
         <h2>{t('uploadQueue')}</h2>
-        {finished > 0 ? (
-          <button type="button" class="button ghost small" onClick={() => setQueue((list) => list.filter((item) => item.status !== 'done'))}>
-            {t('clearFinished')}
-          </button>
+        {counts.total > 0 ? (
+          <span class="upload-counter" data-upload-counter aria-live="polite">
+            {t('uploadCounter', { done: counts.done, total: counts.total })}
+          </span>
         ) : null}
+        <span class="section-actions">
+          {counts.active > 0 ? (
+            <button type="button" class="button secondary small" data-cancel-all onClick={() => uploads.cancelAll()}>
+              {t('cancelAll')}
+            </button>
+          ) : null}
+          {finished > 0 ? (
+            <button type="button" class="button ghost small" onClick={() => uploads.clearFinished()}>
+              {t('clearFinished')}
+            </button>
+          ) : null}
+        </span>
       </div>
-      {queue.length === 0 ? (
+      {items.length === 0 ? (
         <p class="muted empty-line">{t('noUploadsYet')}</p>
       ) : (
         <ul class="upload-list">
-          {queue.map((item) => {
-            const percent = item.total > 0 ? Math.round((item.sent / item.total) * 100) : 0;
-            return (
-              <li key={item.key} class={`upload-item ${item.status}`} data-status={item.status}>
-                {item.noPreview && !item.result ? (
-                  <span class="upload-preview placeholder" aria-hidden="true" />
-                ) : (
-                  <img class="upload-preview" src={item.result?.thumb_url ?? item.preview} alt="" onError={() => update(item.key, { noPreview: true })} />
-                )}
-                <div class="upload-main">
-                  <div class="upload-line">
-                    <FileName name={item.result?.original_name ?? item.file.name} class="upload-name" />
-                    <span class="muted upload-size">
-                      {formatBytes(item.file.size)}
-                      {item.result ? ` · ${t('dimensions', { w: item.result.width, h: item.result.height })}` : ''}
-                    </span>
-                  </div>
-                  {item.status === 'uploading' || item.status === 'waiting' ? (
-                    <div class="upload-progress">
-                      <progress max={100} value={item.status === 'waiting' ? 0 : percent} aria-label={t('uploadProgress', { name: item.file.name })} />
-                      <span class="muted">{item.status === 'waiting' ? t('waiting') : t('uploading', { percent })}</span>
-                    </div>
-                  ) : null}
-                  {item.status === 'failed' ? (
-                    <div class="upload-error">
-                      <span class="status-badge error">{t('uploadFailed')}</span>
-                      <span class="error-text" role="alert">
-                        {said(item.error ?? '')}
-                      </span>
-                      {item.retryable ? (
-                        <button type="button" class="button secondary small" onClick={() => retry(item)}>
-                          {t('retry')}
-                        </button>
-                      ) : null}
-                    </div>
-                  ) : null}
-                  {item.status === 'done' && item.result ? (
-                    <>
-                      <span class="status-badge success">{t('uploaded')}</span>
-                      <LinkFields links={item.result.links} />
-                    </>
-                  ) : null}
-                </div>
-              </li>
-            );
-          })}
+          {items.map((item) => (
+            <UploadItem key={item.key} item={item} limits={limits} />
+          ))}
         </ul>
       )}
     </section>

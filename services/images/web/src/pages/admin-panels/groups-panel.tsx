@@ -1,6 +1,7 @@
 import { useId, useState } from 'preact/hooks';
 import type { Group } from '../../api';
 import { useApp } from '../../app-context';
+import { usePending } from '../../use-pending';
 import { formatBytes } from '../../format';
 
 const MIB = 1024 * 1024;
@@ -76,16 +77,19 @@ export function GroupsPanel({ groups, onChanged }: { groups: Group[]; onChanged(
   const [maxMiB, setMaxMiB] = useState('10');
   const [quotaGiB, setQuotaGiB] = useState('1');
   const [keepMetadata, setKeepMetadata] = useState(false);
-  const create = async (event: Event) => {
+  const creating = usePending();
+  const create = (event: Event) => {
     event.preventDefault();
-    try {
-      const created = await api.adminCreateGroup({ name: name.trim(), max_file_size: Math.round(Number(maxMiB) * MIB), quota_bytes: Math.round(Number(quotaGiB) * GIB), keep_metadata: keepMetadata });
-      notify(t('groupCreated', { name: created.name }), 'success');
-      setName('');
-      onChanged();
-    } catch (error) {
-      fail(error);
-    }
+    void creating.run(async () => {
+      try {
+        const created = await api.adminCreateGroup({ name: name.trim(), max_file_size: Math.round(Number(maxMiB) * MIB), quota_bytes: Math.round(Number(quotaGiB) * GIB), keep_metadata: keepMetadata });
+        notify(t('groupCreated', { name: created.name }), 'success');
+        setName('');
+        onChanged();
+      } catch (error) {
+        fail(error);
+      }
+    });
   };
   return (
     <>
@@ -116,7 +120,7 @@ export function GroupsPanel({ groups, onChanged }: { groups: Group[]; onChanged(
         <p id={`${id}-keep-hint`} class="hint form-note">
           {t('keepMetadataHint')}
         </p>
-        <button type="submit" class="button primary" disabled={!name.trim()}>
+        <button type="submit" class="button primary" disabled={!name.trim() || creating.pending}>
           {t('createGroup')}
         </button>
       </form>

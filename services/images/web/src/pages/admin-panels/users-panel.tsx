@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useId, useState } from 'preact/hooks';
 import type { AdminUser, Group } from '../../api';
 import { useApp } from '../../app-context';
+import { usePending } from '../../use-pending';
 import { EmptyState } from '../../components/empty-state';
 import { UsageBar } from '../../components/usage-bar';
 
@@ -8,7 +9,7 @@ const USERS_PER_PAGE = 20;
 
 /** The admin's users tab: create a user, search the users page by page, change a user's group, admin role or state. */
 export function UsersPanel({ groups }: { groups: Group[] }) {
-  const { api, session, t, notify, fail } = useApp();
+  const { api, session, t, notify, fail, confirm } = useApp();
   const id = useId();
   const [keyword, setKeyword] = useState('');
   const [query, setQuery] = useState('');
@@ -40,18 +41,21 @@ export function UsersPanel({ groups }: { groups: Group[] }) {
     void load();
   }, [load]);
 
-  const create = async (event: Event) => {
+  const creating = usePending();
+  const create = (event: Event) => {
     event.preventDefault();
-    try {
-      const created = await api.adminCreateUser({ username: username.trim(), password, group_id: groupId, is_admin: isAdmin });
-      notify(t('userCreated', { name: created.username }), 'success');
-      setUsername('');
-      setPassword('');
-      setIsAdmin(false);
-      void load();
-    } catch (error) {
-      fail(error);
-    }
+    void creating.run(async () => {
+      try {
+        const created = await api.adminCreateUser({ username: username.trim(), password, group_id: groupId, is_admin: isAdmin });
+        notify(t('userCreated', { name: created.username }), 'success');
+        setUsername('');
+        setPassword('');
+        setIsAdmin(false);
+        void load();
+      } catch (error) {
+        fail(error);
+      }
+    });
   };
 
   const change = async (user: AdminUser, changes: { group_id?: number; is_admin?: boolean; disabled?: boolean }) => {
@@ -96,7 +100,7 @@ export function UsersPanel({ groups }: { groups: Group[] }) {
           <input type="checkbox" checked={isAdmin} onChange={(event) => setIsAdmin(event.currentTarget.checked)} />
           <span>{t('isAdmin')}</span>
         </label>
-        <button type="submit" class="button primary" disabled={!username.trim() || !password}>
+        <button type="submit" class="button primary" disabled={!username.trim() || !password || creating.pending}>
           {t('createUser')}
         </button>
       </form>
@@ -178,7 +182,11 @@ export function UsersPanel({ groups }: { groups: Group[] }) {
                         class={user.disabled ? 'button secondary small' : 'button danger-ghost small'}
                         disabled={self}
                         aria-label={`${user.disabled ? t('enable') : t('disable')} ${user.username}`}
-                        onClick={() => change(user, { disabled: !user.disabled })}
+                        onClick={async () => {
+                          // Disabling stops every credential of the user at once: asked first. Enabling is harmless.
+                          if (!user.disabled && !(await confirm(t('confirmDisableUser', { name: user.username }), { confirmLabel: t('disable'), danger: true }))) return;
+                          void change(user, { disabled: !user.disabled });
+                        }}
                       >
                         {user.disabled ? t('enable') : t('disable')}
                       </button>
