@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
-import { describeWithChromium, launchChromium, screenshotDir, seriousAxeViolations, watchForProblems } from './support/browser';
+import { describeWithChromium, launchChromium, seriousAxeViolations } from '@platform/kit/testing';
+import { screenshotDir, watchForProblems } from './support/browser';
 import { sampleImage, type Scene } from './support/sample-images';
 import { startWebPlatform, type WebPlatform } from './support/web-platform';
 
@@ -47,7 +48,7 @@ describeWithChromium('the upload queue in Chromium', () => {
     await platform.services.userAdmin.createGroup({ name: 'small', maxFileSize: MIB, quotaBytes: 3 * MIB });
     tokens.alice = (await platform.services.userAdmin.createUser({ name: 'alice', password: PASSWORD })).token;
     tokens.bob = (await platform.services.userAdmin.createUser({ name: 'bob', password: PASSWORD, groupName: 'small' })).token;
-    browser = await launchChromium();
+    browser = await launchChromium({ args: ['--lang=zh-CN'] });
     context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'zh-CN' });
     ({ problems } = watchForProblems(context));
     context.on('request', (request) => {
