@@ -55,6 +55,8 @@ export const ADMIN_TEXT = {
   unfeaturedDone: '已取消推荐。',
   categoryNotEmpty: (name: string, count: number) => `分类「${name}」下还有 ${count} 个工具，不能删除：先把这些工具移到其他分类或删除。`,
   categoryIconLabel: '图标',
+  topLevel: '（顶级分类）',
+  categoryHasSubcategories: (name: string, count: number) => `分类「${name}」下还有 ${count} 个子分类，不能删除：先把子分类移到其他分类或删除。`,
   keys: 'API 密钥',
   links: '失效链接',
   keysIntro: '密钥只在创建时显示一次，之后只保存它的摘要。停用的密钥立即被拒绝（403）。',
@@ -86,6 +88,7 @@ export const ADMIN_TEXT = {
     tags: '标签',
     is_featured: '推荐到首页',
     sort_order: '排序',
+    parent: '上级分类',
     limit: '每小时限额',
     form: '表单',
   } as Record<string, string>,
@@ -96,6 +99,7 @@ export const ADMIN_TEXT = {
     tags: '用逗号分隔',
     sort_order: '整数，小的在前',
     categoryIcon: '一个表情或图标字符，可留空',
+    parent: '分类只有两级：子分类不能再有子分类，有子分类的分类不能成为子分类',
   } as Record<string, string>,
 } as const;
 
