@@ -196,7 +196,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   });
 
   // The editors' admin before the website: its pages are not counted against a visitor's limit (sign-in has its own).
-  app.use('/admin', createAdminRoutes({ ...editors, siteAssets, submissions }));
+  app.use('/admin', createAdminRoutes({ ...editors, siteAssets, submissions, ads }));
   // Tools' icons, stored by the icon job and served from here (not counted against a visitor's limit: a page has dozens).
   app.use(createIconRoutes(icons));
   app.use(createSiteRoutes({ site, admit, assets: siteAssets, publicBaseUrl: deps.config.publicBaseUrl, submissions }));
