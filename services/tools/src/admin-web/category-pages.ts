@@ -7,7 +7,7 @@ import { ADMIN_TEXT as T } from './admin-text';
 export function renderCategoryList(context: AdminContext, view: { categories: EditableCategory[]; notice?: string; error?: string }): string {
   const rows = view.categories.map(
     (category) => html`<tr>
-  <td${category.parent_id !== null ? html` class="subcategory"` : null}>${category.parent_id !== null ? html`<span aria-hidden="true">└ </span>` : null}${category.icon ? html`<span aria-hidden="true">${category.icon}</span> ` : null}<a href="/admin/categories/${category.id}/edit">${category.name}</a><br><span class="slug">${category.slug}</span></td>
+  <td${category.parent_id !== null ? html` class="subcategory"` : null}>${category.icon ? html`<span aria-hidden="true">${category.icon}</span> ` : null}<a href="/admin/categories/${category.id}/edit">${category.name}</a><br><span class="slug">${category.slug}</span></td>
   <td>${category.parent_slug ?? T.topLevel}</td>
   <td class="num">${category.sort_order}</td>
   <td class="num"><a href="/admin/tools?category=${category.id}">${T.toolCount(category.tool_count)}</a></td>

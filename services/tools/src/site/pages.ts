@@ -71,6 +71,13 @@ export function categoryList(context: PageContext, categories: Category[], curre
   )}</ul>`;
 }
 
+/** The top-level categories, each counting its subcategories' tools too (what its page lists). */
+export function withSubcategoryCounts(categories: Category[]): Category[] {
+  return categories
+    .filter((category) => category.parent_id === null)
+    .map((top) => ({ ...top, tool_count: top.tool_count + categories.filter((child) => child.parent_id === top.id).reduce((sum, child) => sum + child.tool_count, 0) }));
+}
+
 export function breadcrumbs(context: PageContext, trail: { label: string; href?: string }[]): Html {
   return html`<nav class="breadcrumbs" aria-label="${context.text.breadcrumb}"><ol>${trail.map((step) =>
     step.href ? html`<li><a href="${step.href}">${step.label}</a></li>` : html`<li><span aria-current="page">${step.label}</span></li>`,
@@ -135,7 +142,7 @@ ${tools.length > 0 ? toolGrid(context, tools, { showCategory: data.subcategories
 ${pagination(context, pages.page, pages.total_pages, at)}
 <section class="section" aria-labelledby="other-categories">
   <h2 class="section__title" id="other-categories">${text.allCategories}</h2>
-  ${categoryList(context, data.categories.filter((candidate) => candidate.parent_id === null), data.parent?.id ?? category.id)}
+  ${categoryList(context, withSubcategoryCounts(data.categories), data.parent?.id ?? category.id)}
 </section>`,
   });
 }
