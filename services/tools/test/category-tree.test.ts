@@ -1,6 +1,6 @@
 import type express from 'express';
 import type request from 'supertest';
-import { addEditor, signedIn } from './support/editors';
+import { addEditor, adminCommand, signedIn } from './support/editors';
 import { createKey, importJson, openHarness, smallCatalog, type Harness } from './support/harness';
 
 // Two levels of categories: the import and the admin form set a category's parent (and refuse a third
@@ -77,6 +77,8 @@ describe('two levels of categories', () => {
     expect(bySlug).toEqual({ developer: null, image: null, empty: null, frontend: await idOf('developer'), database: await idOf('developer') });
     const detail = await agent.get(`/api/index.php?action=category&id=${await idOf('frontend')}`).set('X-API-Key', apiKey);
     expect(detail.body.data.category.parent_id).toBe(await idOf('developer'));
+    // The CLI's list names each parent by slug.
+    expect((await adminCommand(harness.db, ['category:list'])).out).toContain('\tfrontend\t前端\t1\t1\tdeveloper');
   });
 
   it('when the site is visited, then the home index nests subcategories and a parent page lists them and their tools', async () => {

@@ -36,6 +36,8 @@ function shortList(context: PageContext, id: string, heading: string, tools: Too
 export function renderHome(context: PageContext, data: HomeData): string {
   const { lang, text, localize } = context;
   const listed = data.categories.filter((category) => (data.sections.get(category.id) ?? []).length > 0);
+  // What a category's page lists: a parent's own tools and its subcategories'.
+  const pageCount = (category: Category) => category.tool_count + subcategoriesOf(data.categories, category.id).reduce((sum, child) => sum + child.tool_count, 0);
   const tops = data.categories.filter((category) => category.parent_id === null || !data.categories.some((parent) => parent.id === category.parent_id));
   // A category with tools of its own links to its section here; one without (a parent holding only subcategories), to its page.
   const indexLink = (category: Category, count: number) =>
@@ -54,7 +56,7 @@ export function renderHome(context: PageContext, data: HomeData): string {
   <h2 class="side-index__title" id="categories-heading">${text.categoryIndex}</h2>
   <ul class="side-index__list">${tops.map((category) => {
     const children = subcategoriesOf(data.categories, category.id);
-    return html`<li>${indexLink(category, category.tool_count + children.reduce((sum, child) => sum + child.tool_count, 0))}${
+    return html`<li>${indexLink(category, pageCount(category))}${
       children.length > 0 ? html`<ul class="side-index__sublist">${children.map((child) => html`<li>${indexLink(child, child.tool_count)}</li>`)}</ul>` : null
     }</li>`;
   })}</ul>
@@ -78,7 +80,7 @@ ${listed.map((category) => {
   return html`<section class="section category-section" id="${sectionId(category.slug)}" aria-labelledby="${sectionId(category.slug)}-heading">
   <div class="section__head">
     <h2 class="section__title" id="${sectionId(category.slug)}-heading"><span aria-hidden="true">${category.icon || '📁'}</span> <a href="${href}">${asHtml(localize.categoryName(category))}</a></h2>
-    ${category.tool_count > tools.length ? html`<a class="section__more" href="${href}">${text.moreInCategory(formatNumber(lang, category.tool_count))}</a>` : null}
+    ${pageCount(category) > tools.length ? html`<a class="section__more" href="${href}">${text.moreInCategory(formatNumber(lang, pageCount(category)))}</a>` : null}
   </div>
   ${toolGrid(context, tools)}
 </section>`;
