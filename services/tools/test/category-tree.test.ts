@@ -131,6 +131,18 @@ describe('two levels of categories', () => {
     expect(await parentOf('developer')).toBeNull();
   });
 
+  it('when two editors put two categories under each other at the same moment, then one save wins and the other is refused: no chain, no cycle', async () => {
+    await importJson(harness.db, { categories: [{ slug: 'alpha', name: 'Alpha' }, { slug: 'beta', name: 'Beta' }], tools: [] });
+    const [alpha, beta] = [await idOf('alpha'), await idOf('beta')];
+    const answers = await Promise.all([
+      agent.post(`/admin/categories/${alpha}`).type('form').send({ csrf, slug: 'alpha', name: 'Alpha', parent: 'beta' }),
+      agent.post(`/admin/categories/${beta}`).type('form').send({ csrf, slug: 'beta', name: 'Beta', parent: 'alpha' }),
+    ]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([303, 422]);
+    const parents = [await parentOf('alpha'), await parentOf('beta')];
+    expect(parents.filter((parent) => parent !== null)).toHaveLength(1);
+  });
+
   it('when a category still has subcategories, then deleting it is refused with their count', async () => {
     await importJson(harness.db, { categories: [{ slug: 'parent', name: '父' }, { slug: 'child', name: '子', parent: 'parent' }], tools: [] });
     const res = await agent.post(`/admin/categories/${await idOf('parent')}/delete`).type('form').send({ csrf });

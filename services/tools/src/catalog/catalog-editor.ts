@@ -143,6 +143,7 @@ export function createCatalogEditor(db: Knex, changed: () => void | Promise<void
               if (!(await edits.findCategory(id))) return undefined;
               await edits.renameCategorySlug(id, category.slug);
             }
+            await catalog.lockCategoryTree();
             const resolved = resolveParent(await catalog.categoryLevels(), category.slug, parent);
             if ('reason' in resolved) throw new Refused([{ field: 'parent', message: resolved.reason }]);
             const outcome = await catalog.upsertCategory({ ...category, parent_id: resolved.parentId });

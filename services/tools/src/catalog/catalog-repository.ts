@@ -17,6 +17,9 @@ export interface Category {
   tool_count: number;
 }
 
+/** Any constant: the advisory lock of category tree changes (lockCategoryTree). */
+const CATEGORY_TREE_LOCK = 4_102_731;
+
 /** A category's place in the tree. */
 export interface CategoryLevel {
   id: number;
@@ -175,6 +178,14 @@ function createCatalogQueries(db: Knex) {
 
     async findCategoryById(id: number): Promise<Omit<Category, 'tool_count'> | undefined> {
       return db('categories').select('id', 'name', 'slug', 'description', 'icon', 'sort_order', 'parent_id').where({ id }).first();
+    },
+
+    /**
+     * Serialises changes to the category tree until the transaction ends: two saves checked at the same time
+     * could otherwise each see the other's category still top-level and make a chain (or a cycle) of them.
+     */
+    async lockCategoryTree(): Promise<void> {
+      await db.raw('SELECT pg_advisory_xact_lock(?)', [CATEGORY_TREE_LOCK]);
     },
 
     /** Every category's place in the tree, by slug (the parent rules of category-parents.ts read it). */

@@ -182,6 +182,7 @@ export async function importCatalog(repository: CatalogRepository, text: string,
       seenCategorySlugs.add(parsed.data.slug);
       valid.push({ row, category: parsed.data });
     }
+    if (valid.length > 0) await trx.lockCategoryTree();
     // Top-level categories first, so a subcategory may come before its parent in the file.
     const ordered = [...valid.filter((entry) => entry.category.parent === ''), ...valid.filter((entry) => entry.category.parent !== '')];
     for (const { row, category } of ordered) {
