@@ -32,6 +32,7 @@ import { createSiteRoutes } from './site/site-routes';
 import { createSiteQueries } from './site/site-queries';
 import { createSiteService } from './site/site-service';
 import { createSubmissionsService } from './submissions/submissions-service';
+import { createKeyHourCounter } from './usage/key-hours';
 
 /**
  * The catalog revision is read at most this often (for the site cache and the API's read caches): edits made
@@ -88,6 +89,7 @@ export function createServices(deps: AppDeps) {
   const catalog = createCatalogRepository(deps.db);
   const revision = createRevisionWatch({ readRevision: catalog.catalogRevision, checkMs: REVISION_CHECK_MS, now });
   const icons = createIconRepository(deps.db);
+  const keyHours = createKeyHourCounter({ db: deps.db, now, logger: deps.logger });
   const searchEngine = catalogSearchEngine(catalog, now, metrics.searchIndexBuilt);
   // A search answered from the previous index while a rebuild runs must not be served from a cache after
   // the rebuild: the caches' revision is odd while the index is behind the catalog, even once it caught up.
@@ -99,6 +101,8 @@ export function createServices(deps: AppDeps) {
   return {
     metrics,
     icons,
+    /** Keys' requests per hour: open-service.ts starts its flush timer and stops it (writing the rest) on close. */
+    keyHours,
     /** The process's in-memory search index: open-service.ts warms it before the service listens. */
     search: searchEngine,
     directory: createDirectoryService({
@@ -153,6 +157,8 @@ export function createServices(deps: AppDeps) {
         limiter: deps.limiter,
         keyVersion: deps.keyVersion,
         defaultRateLimitPerHour: deps.config.defaultRateLimitPerHour,
+        keyHours,
+        now,
       },
     },
     admit: createAccessControl({
@@ -162,6 +168,7 @@ export function createServices(deps: AppDeps) {
       defaultRateLimitPerHour: deps.config.defaultRateLimitPerHour,
       anonymousRateLimitPerHour: deps.config.anonymousRateLimitPerHour,
       now,
+      onKeyCounted: keyHours.count,
     }),
   };
 }
@@ -200,7 +207,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   });
 
   // The editors' admin before the website: its pages are not counted against a visitor's limit (sign-in has its own).
-  app.use('/admin', createAdminRoutes({ ...editors, siteAssets, submissions }));
+  app.use('/admin', createAdminRoutes({ ...editors, siteAssets, submissions, ads }));
   // Tools' icons, stored by the icon job and served from here (not counted against a visitor's limit: a page has dozens).
   app.use(createIconRoutes(icons));
   app.use(createSiteRoutes({ site, admit, assets: siteAssets, publicBaseUrl: deps.config.publicBaseUrl, submissions }));

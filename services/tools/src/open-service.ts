@@ -49,6 +49,7 @@ export async function openToolsService(
     const deps = { db, limiter, logger, config, metrics, keyVersion };
     const services = createServices(deps);
     const app = createApp(deps, services);
+    services.keyHours.start();
     // The search index is built before the service listens (and so before /readyz answers ready): the
     // first search would otherwise wait for it, seconds at 10,000 tools. A failure here only delays it to
     // that first search, which tries again.
@@ -86,6 +87,7 @@ export async function openToolsService(
         if (closed) return;
         closed = true;
         await jobs.stop();
+        await services.keyHours.stop();
         await adminServer?.close();
         if (redis) {
           try {

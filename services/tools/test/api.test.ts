@@ -160,7 +160,7 @@ describe('categories', () => {
       ['developer', 2],
       ['empty', 0],
     ]);
-    expect(Object.keys(res.body.data[0]).sort()).toEqual(['description', 'icon', 'id', 'name', 'slug', 'sort_order', 'tool_count']);
+    expect(Object.keys(res.body.data[0]).sort()).toEqual(['description', 'icon', 'id', 'name', 'parent_id', 'slug', 'sort_order', 'tool_count']);
   });
 
   it('when reading a category, then it returns the category and its tools, paginated', async () => {

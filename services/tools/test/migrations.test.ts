@@ -16,3 +16,22 @@ test('when the migrations are rolled back and re-applied, then the schema comes 
     await database.drop();
   }
 });
+
+test('when the migrations have run, then the tags index (built CONCURRENTLY, outside a transaction) is there and valid, and categories start top-level', async () => {
+  const database = await createTestDatabase('tools');
+  const db = await openDb(databaseTarget(database.url, process.cwd()), { migrationSource });
+  try {
+    await migrateToLatest(db);
+    const index = await db.raw<{ rows: { valid: boolean; definition: string }[] }>(
+      "SELECT i.indisvalid AS valid, pg_get_indexdef(i.indexrelid) AS definition FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = 'tools_tags_gin_idx'",
+    );
+    expect(index.rows).toEqual([{ valid: true, definition: expect.stringContaining('USING gin (tags)') }]);
+    await db('categories').insert({ slug: 'c', name: 'C' });
+    expect((await db('categories').first('parent_id')).parent_id).toBeNull();
+    // A category is not its own parent, even written by hand.
+    await expect(db.raw('UPDATE categories SET parent_id = id')).rejects.toThrow(/categories_parent_not_self/);
+  } finally {
+    await db.destroy();
+    await database.drop();
+  }
+});

@@ -224,7 +224,7 @@ describe('pages', () => {
     expectSecureHtml(res);
     expect(res.text).toContain('<h1 class="tool__name">Visual Studio Code');
     expect(res.text).toContain('微软出品的免费开源代码编辑器');
-    expect(res.text).toContain('<a class="tag" href="/search?q=%E7%BC%96%E8%BE%91%E5%99%A8" aria-label="搜索标签“编辑器”">#编辑器</a>');
+    expect(res.text).toContain('<a class="tag" href="/tag/%E7%BC%96%E8%BE%91%E5%99%A8" aria-label="标签“编辑器”的全部工具">#编辑器</a>');
     expect(res.text).toMatch(/<a class="button tool__visit" href="\/go\/vscode" target="_blank" rel="nofollow noopener"/);
     expect(res.text).toContain('code.visualstudio.com');
     // An imported icon URL is never linked: only an icon stored by the icon job is (icons.test.ts), so the letter stays.

@@ -54,12 +54,21 @@ export async function openDb(target: DatabaseTarget, options: { migrationSource:
 
 /** Any constant: advisory locks are per database, and each service has its own. */
 const MIGRATION_ADVISORY_LOCK = 7_301_946;
+/** How often a replica waiting for another's migrations asks for the lock again. */
+const MIGRATION_LOCK_RETRY_MS = 200;
 
 /**
  * knex's migration lock is a row in a table that knex first creates without a
  * lock, so replicas starting together on an empty database race on that CREATE
- * TABLE. A transaction-scoped advisory lock around the whole run serialises them.
- * PGlite is a single process with a single connection, so it needs none.
+ * TABLE. A session-level advisory lock, held on one connection set aside for it
+ * around the whole run, serialises them. It is not a transaction's lock on purpose:
+ * an open transaction keeps a snapshot, and `CREATE INDEX CONCURRENTLY` (a
+ * migration that declares no transaction) waits for every older snapshot, so it
+ * would wait for the runner itself. For the same reason a replica waiting for the
+ * lock asks for it again every MIGRATION_LOCK_RETRY_MS (`pg_try_advisory_lock`,
+ * instant) rather than blocking in `pg_advisory_lock`, a statement whose snapshot
+ * the index build would wait for while the holder waits for the build. PGlite is a
+ * single process with a single connection, so it needs none.
  */
 export async function migrateToLatest(db: Knex): Promise<void> {
   // The migration source is the one openDb configured.
@@ -67,8 +76,19 @@ export async function migrateToLatest(db: Knex): Promise<void> {
     await db.migrate.latest();
     return;
   }
-  await db.transaction(async (trx) => {
-    await trx.raw('SELECT pg_advisory_xact_lock(?)', [MIGRATION_ADVISORY_LOCK]);
-    await db.migrate.latest();
-  });
+  const connection = await db.client.acquireConnection();
+  try {
+    for (;;) {
+      const tried = await db.raw<{ rows: { locked: boolean }[] }>('SELECT pg_try_advisory_lock(?) AS locked', [MIGRATION_ADVISORY_LOCK]).connection(connection);
+      if (tried.rows[0]?.locked) break;
+      await new Promise((resolve) => setTimeout(resolve, MIGRATION_LOCK_RETRY_MS));
+    }
+    try {
+      await db.migrate.latest();
+    } finally {
+      await db.raw('SELECT pg_advisory_unlock(?)', [MIGRATION_ADVISORY_LOCK]).connection(connection);
+    }
+  } finally {
+    await db.client.releaseConnection(connection);
+  }
 }

@@ -1,6 +1,7 @@
 import { html, type Html, type HtmlValue } from '../site/html';
 import type { SiteAssets } from '../site/site-assets';
 import { ADMIN_TEXT as T } from './admin-text';
+import { ADS_TEXT as A } from './ads-text';
 import { SUBMISSION_TEXT as S } from './submission-text';
 
 /** What every admin page is rendered with. */
@@ -13,7 +14,7 @@ export interface AdminContext {
   pendingSubmissions?: number;
 }
 
-export type Section = 'tools' | 'categories' | 'keys' | 'links' | 'submissions';
+export type Section = 'tools' | 'categories' | 'keys' | 'ads' | 'links' | 'submissions';
 
 /** The hidden field every POST form carries (checked against the session, or the sign-in cookie). */
 export function csrfField(token: string): Html {
@@ -26,11 +27,11 @@ export interface FieldError {
 }
 
 /** The errors above a refused form, each linking to its field. */
-export function errorSummary(errors: readonly FieldError[]): Html | null {
+export function errorSummary(errors: readonly FieldError[], labels: Record<string, string> = T.fields): Html | null {
   if (errors.length === 0) return null;
   return html`<div class="notice notice--error" role="alert" id="form-errors">
   <p>${T.formHasErrors(errors.length)}</p>
-  <ul>${errors.map((error) => html`<li><a href="#field-${error.field}">${T.fields[error.field] ?? error.field}</a>: ${error.message}</li>`)}</ul>
+  <ul>${errors.map((error) => html`<li><a href="#field-${error.field}">${labels[error.field] ?? error.field}</a>: ${error.message}</li>`)}</ul>
 </div>`;
 }
 
@@ -89,6 +90,7 @@ export function renderAdminPage(context: AdminContext, page: { title: string; se
         ? html`<a href="/admin/tools"${current('tools')}>${T.tools}</a>
       <a href="/admin/categories"${current('categories')}>${T.categories}</a>
       <a href="/admin/keys"${current('keys')}>${T.keys}</a>
+      <a href="/admin/ads"${current('ads')}>${A.nav}</a>
       <a href="/admin/links"${current('links')}>${T.links}</a>
       <a href="/admin/submissions"${current('submissions')}>${S.nav}${context.pendingSubmissions ? html`<span class="badge">${context.pendingSubmissions}</span><span class="visually-hidden">${S.navCount(context.pendingSubmissions)}</span>` : null}</a>`
         : null}

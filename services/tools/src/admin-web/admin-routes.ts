@@ -21,6 +21,8 @@ import {
   signInTokenMatches,
 } from './admin-session';
 import { ADMIN_TEXT as T } from './admin-text';
+import type { AdsService } from '../ads/ads-service';
+import { createAdsAdminRoutes } from './ads-admin-routes';
 import { createCatalogAdminRoutes } from './catalog-admin-routes';
 import { createKeysAdminRoutes, type KeysAdminDeps } from './keys-admin-routes';
 import { createIconAdminRoutes, ICON_FILE_PATH, iconUploadParser } from './icon-admin-routes';
@@ -52,6 +54,7 @@ export interface AdminRoutesDeps {
   keys: KeysAdminDeps;
   outbound: OutboundAdmin;
   submissions: SubmissionsService;
+  ads: AdsService;
 }
 
 const sessionOf = (res: Response) => res.locals.editorSession as EditorSession | undefined;
@@ -158,6 +161,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Router {
   router.use(createCatalogAdminRoutes({ editor: deps.editor, edits: deps.edits, contextOf, iconPanel: icons.panelFor }));
   router.use(createLinkHealthRoutes({ outbound: deps.outbound, contextOf }));
   router.use(createKeysAdminRoutes({ ...deps.keys, contextOf }));
+  router.use(createAdsAdminRoutes({ ads: deps.ads, contextOf }));
   router.use(createSubmissionsAdminRoutes({ submissions: deps.submissions, editor: deps.editor, edits: deps.edits, contextOf }));
 
   router.use((_req, res) => {

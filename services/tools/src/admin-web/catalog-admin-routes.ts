@@ -10,7 +10,7 @@ import { categoryFormFields, renderCategoryForm, renderCategoryList } from './ca
 import { renderToolForm, renderToolList, toolFormFields, TOOLS_PER_PAGE } from './tool-pages';
 
 const NOTICES: Record<string, string> = { saved: T.saved, deleted: T.deleted, featured: T.featuredDone, unfeatured: T.unfeaturedDone, icon: H.iconSaved, icon_cleared: H.iconCleared };
-const FORM_FIELDS = ['slug', 'name', 'description', 'url', 'icon', 'category', 'tags', 'is_featured', 'sort_order'];
+const FORM_FIELDS = ['slug', 'name', 'description', 'url', 'icon', 'category', 'tags', 'is_featured', 'sort_order', 'parent'];
 
 /** A database id from the path; anything else names nothing (404). */
 function idOf(req: Request): number {
@@ -118,21 +118,21 @@ export function createCatalogAdminRoutes(deps: {
     send(res, 200, renderCategoryList(contextOf(res), { categories: await categories(), notice: noticeOf(req) }));
   });
 
-  router.get('/categories/new', (_req, res) => {
-    send(res, 200, renderCategoryForm(contextOf(res), { heading: T.newCategory, form: {}, errors: [] }));
+  router.get('/categories/new', async (_req, res) => {
+    send(res, 200, renderCategoryForm(contextOf(res), { heading: T.newCategory, form: {}, errors: [], categories: await categories() }));
   });
 
   router.post('/categories', async (req, res) => {
     const form = formOf(req);
     await answerSave(res, await editor.saveCategory(undefined, form), '/admin/categories?done=saved', async (errors) =>
-      renderCategoryForm(contextOf(res), { heading: T.newCategory, form, errors }),
+      renderCategoryForm(contextOf(res), { heading: T.newCategory, form, errors, categories: await categories() }),
     );
   });
 
   router.get('/categories/:id/edit', async (req, res) => {
     const category = await edits.findCategory(idOf(req));
     if (!category) throw notFound();
-    send(res, 200, renderCategoryForm(contextOf(res), { id: category.id, heading: T.editCategory(category.name), form: categoryFormFields(category), errors: [] }));
+    send(res, 200, renderCategoryForm(contextOf(res), { id: category.id, heading: T.editCategory(category.name), form: categoryFormFields(category), errors: [], categories: await categories() }));
   });
 
   router.post('/categories/:id', async (req, res) => {
@@ -140,7 +140,7 @@ export function createCatalogAdminRoutes(deps: {
     const form = formOf(req);
     await answerSave(res, await editor.saveCategory(id, form), '/admin/categories?done=saved', async (errors) => {
       const stored = await edits.findCategory(id);
-      return renderCategoryForm(contextOf(res), { id, heading: T.editCategory(stored?.name ?? form.name ?? ''), form, errors });
+      return renderCategoryForm(contextOf(res), { id, heading: T.editCategory(stored?.name ?? form.name ?? ''), form, errors, categories: await categories() });
     });
   });
 
@@ -160,7 +160,8 @@ export function createCatalogAdminRoutes(deps: {
       return;
     }
     // Refused, with the reason on the list it was asked from (409: the category's state forbids it).
-    send(res, 409, renderCategoryList(contextOf(res), { categories: await categories(), error: T.categoryNotEmpty(category.name, outcome.toolCount) }));
+    const error = outcome.toolCount > 0 ? T.categoryNotEmpty(category.name, outcome.toolCount) : T.categoryHasSubcategories(category.name, outcome.subcategoryCount);
+    send(res, 409, renderCategoryList(contextOf(res), { categories: await categories(), error }));
   });
 
   return router;

@@ -1,13 +1,14 @@
 import type { EditableCategory } from '../catalog/catalog-edits';
 import type { FormFields } from '../catalog/catalog-editor';
-import { html } from '../site/html';
+import { html, type Html } from '../site/html';
 import { csrfField, errorSummary, field, renderAdminPage, type AdminContext, type FieldError } from './admin-layout';
 import { ADMIN_TEXT as T } from './admin-text';
 
 export function renderCategoryList(context: AdminContext, view: { categories: EditableCategory[]; notice?: string; error?: string }): string {
   const rows = view.categories.map(
     (category) => html`<tr>
-  <td>${category.icon ? html`<span aria-hidden="true">${category.icon}</span> ` : null}<a href="/admin/categories/${category.id}/edit">${category.name}</a><br><span class="slug">${category.slug}</span></td>
+  <td${category.parent_id !== null ? html` class="subcategory"` : null}>${category.icon ? html`<span aria-hidden="true">${category.icon}</span> ` : null}<a href="/admin/categories/${category.id}/edit">${category.name}</a><br><span class="slug">${category.slug}</span></td>
+  <td>${category.parent_slug ?? T.topLevel}</td>
   <td class="num">${category.sort_order}</td>
   <td class="num"><a href="/admin/tools?category=${category.id}">${T.toolCount(category.tool_count)}</a></td>
   <td><div class="row-actions">
@@ -29,17 +30,34 @@ ${view.categories.length === 0
   ? html`<p class="admin-card">${T.noCategories}</p>`
   : html`<div class="table-wrap"><table class="admin-table">
   <caption class="visually-hidden">${T.categories}</caption>
-  <thead><tr><th scope="col">${T.fields.name}</th><th scope="col" class="num">${T.fields.sort_order}</th><th scope="col" class="num">${T.tools}</th><th scope="col">${T.actions}</th></tr></thead>
+  <thead><tr><th scope="col">${T.fields.name}</th><th scope="col">${T.fields.parent}</th><th scope="col" class="num">${T.fields.sort_order}</th><th scope="col" class="num">${T.tools}</th><th scope="col">${T.actions}</th></tr></thead>
   <tbody>${rows}</tbody>
 </table></div>`}`,
   });
 }
 
 export function categoryFormFields(category: EditableCategory): FormFields {
-  return { slug: category.slug, name: category.name, description: category.description, icon: category.icon, sort_order: String(category.sort_order) };
+  return { slug: category.slug, name: category.name, description: category.description, icon: category.icon, sort_order: String(category.sort_order), parent: category.parent_slug ?? '' };
 }
 
-export function renderCategoryForm(context: AdminContext, view: { id?: number; heading: string; form: FormFields; errors: readonly FieldError[] }): string {
+/** The parent select: top-level categories only (two levels), never the category itself. */
+function parentField(view: { id?: number; form: FormFields; errors: readonly FieldError[]; categories: EditableCategory[] }): Html {
+  const error = view.errors.find((candidate) => candidate.field === 'parent');
+  const chosen = view.form.parent ?? '';
+  const options = view.categories.filter((category) => category.parent_id === null && category.id !== view.id);
+  return html`<div class="field${error ? ' field--invalid' : ''}">
+  <label for="field-parent">${T.fields.parent}</label>
+  <select id="field-parent" name="parent" aria-describedby="field-parent-hint${error ? ' field-parent-error' : ''}"${error ? html` aria-invalid="true"` : null}>
+    <option value="">${T.topLevel}</option>
+    ${options.map((category) => html`<option value="${category.slug}"${category.slug === chosen ? html` selected` : null}>${category.name}</option>`)}
+    ${chosen !== '' && !options.some((category) => category.slug === chosen) ? html`<option value="${chosen}" selected>${chosen}</option>` : null}
+  </select>
+  <span class="field__hint" id="field-parent-hint">${T.hints.parent}</span>
+  ${error ? html`<span class="field__error" id="field-parent-error">${error.message}</span>` : null}
+</div>`;
+}
+
+export function renderCategoryForm(context: AdminContext, view: { id?: number; heading: string; form: FormFields; errors: readonly FieldError[]; categories: EditableCategory[] }): string {
   const { form, errors } = view;
   const value = (name: string) => form[name] ?? '';
   return renderAdminPage(context, {
@@ -52,6 +70,7 @@ ${errorSummary(errors)}
   <div class="form-grid">
     ${field({ name: 'name', value: value('name'), errors, required: true, maxlength: 100 })}
     ${field({ name: 'slug', value: value('slug'), errors, required: true, hint: T.hints.slug, maxlength: 100 })}
+    ${parentField(view)}
     ${field({ name: 'icon', label: T.categoryIconLabel, value: value('icon'), errors, hint: T.hints.categoryIcon, maxlength: 500 })}
     ${field({ name: 'sort_order', value: value('sort_order') || '0', errors, type: 'number', hint: T.hints.sort_order })}
     ${field({ name: 'description', value: value('description'), errors, type: 'textarea', wide: true })}

@@ -7,6 +7,9 @@ export interface KeyView {
   key: ApiKeyRow;
   /** Requests counted in the current hour's window; null when the limiter's store cannot tell now. */
   usedThisHour: number | null;
+  /** Requests in the last 24 hours and 7 days (usage/key-hours.ts). */
+  lastDay: number;
+  lastWeek: number;
 }
 
 export function renderKeyList(
@@ -16,11 +19,13 @@ export function renderKeyList(
   const csrf = context.session!.csrfToken;
   const form = view.form ?? { name: '', limit: '', errors: [] };
   const rows = view.keys.map(
-    ({ key, usedThisHour }) => html`<tr>
+    ({ key, usedThisHour, lastDay, lastWeek }) => html`<tr>
   <td>${key.name}<br><span class="slug">${key.keyPrefix}…</span></td>
   <td>${key.enabled ? T.keyEnabled : html`<span class="badge">${T.keyDisabled}</span>`}</td>
   <td class="num">${key.rateLimitPerHour ?? T.keyDefaultLimit(view.defaultLimit)}</td>
   <td class="num">${usedThisHour ?? '—'}</td>
+  <td class="num">${lastDay}</td>
+  <td class="num"><a href="/admin/keys/${key.id}/usage">${lastWeek}<span class="visually-hidden">：${T.keyUsageLink}（${key.name}）</span></a></td>
   <td><form method="post" action="/admin/keys/${key.id}/${key.enabled ? 'disable' : 'enable'}">${csrfField(csrf)}<button class="btn btn--quiet btn--small" type="submit">${key.enabled ? T.keyDisable : T.keyEnable}<span class="visually-hidden">：${key.name}</span></button></form></td>
 </tr>`,
   );
@@ -38,7 +43,7 @@ ${view.keys.length === 0
   ? html`<p class="admin-card">${T.noKeys}</p>`
   : html`<div class="table-wrap"><table class="admin-table">
   <caption class="visually-hidden">${T.keys}</caption>
-  <thead><tr><th scope="col">${T.fields.name}</th><th scope="col">${T.keyStatus}</th><th scope="col" class="num">${T.keyLimit}</th><th scope="col" class="num">${T.keyUsed}</th><th scope="col">${T.actions}</th></tr></thead>
+  <thead><tr><th scope="col">${T.fields.name}</th><th scope="col">${T.keyStatus}</th><th scope="col" class="num">${T.keyLimit}</th><th scope="col" class="num">${T.keyUsed}</th><th scope="col" class="num">${T.keyLastDay}</th><th scope="col" class="num">${T.keyLastWeek}</th><th scope="col">${T.actions}</th></tr></thead>
   <tbody>${rows}</tbody>
 </table></div>`}
 <h2>${T.newKey}</h2>

@@ -7,6 +7,8 @@ import type { RequestLimiter } from '../ratelimit/request-limiter';
 import type { AdminContext, FieldError } from './admin-layout';
 import { ADMIN_TEXT as T } from './admin-text';
 import { renderKeyList, type KeyView } from './key-pages';
+import { renderKeyUsage, usageSince } from './key-usage-page';
+import { HOUR_MS, type KeyHourCounter } from '../usage/key-hours';
 
 export interface KeysAdminDeps {
   repository: ApiKeysRepository;
@@ -14,6 +16,8 @@ export interface KeysAdminDeps {
   /** Moved after a key changes, so no replica trusts its cached copy; absent: replicas re-read within KEY_CACHE_TTL_MS. */
   keyVersion?: KeyVersion;
   defaultRateLimitPerHour: number;
+  keyHours: KeyHourCounter;
+  now: () => number;
 }
 
 const UNIQUE_VIOLATION = '23505';
@@ -28,11 +32,16 @@ export function createKeysAdminRoutes(deps: KeysAdminDeps & { contextOf: (res: R
   const send = (res: Response, status: number, body: string) => res.status(status).type('html').send(body);
 
   async function keyViews(): Promise<KeyView[]> {
-    const keys = await deps.repository.list();
+    const nowMs = deps.now();
+    const [keys, hours] = await Promise.all([deps.repository.list(), deps.keyHours.hours(new Date(nowMs - 7 * 24 * HOUR_MS))]);
+    const dayStart = nowMs - 24 * HOUR_MS;
     return Promise.all(
       keys.map(async (key) => {
         const usage = await deps.limiter.usage(`key:${key.id}`).catch(() => undefined);
-        return { key, usedThisHour: usage === undefined ? null : (usage?.consumed ?? 0) };
+        const own = hours.filter((hour) => hour.keyId === key.id);
+        // An hour counts toward the last 24 hours when it ends inside them.
+        const lastDay = own.filter((hour) => hour.hour.getTime() + HOUR_MS > dayStart).reduce((sum, hour) => sum + hour.requests, 0);
+        return { key, usedThisHour: usage === undefined ? null : (usage?.consumed ?? 0), lastDay, lastWeek: own.reduce((sum, hour) => sum + hour.requests, 0) };
       }),
     );
   }
@@ -76,6 +85,16 @@ export function createKeysAdminRoutes(deps: KeysAdminDeps & { contextOf: (res: R
       }
     }
     await page(res, 422, { form: { name, limit: limitText, errors } });
+  });
+
+  router.get('/keys/:id/usage', async (req, res) => {
+    const raw = req.params.id;
+    if (typeof raw !== 'string' || !/^[1-9]\d{0,8}$/.test(raw)) throw notFound();
+    const key = (await deps.repository.list()).find((candidate) => candidate.id === Number(raw));
+    if (!key) throw notFound();
+    const nowMs = deps.now();
+    const hours = (await deps.keyHours.hours(usageSince(nowMs))).filter((hour) => hour.keyId === key.id);
+    send(res, 200, renderKeyUsage(deps.contextOf(res), { key, hours, nowMs }));
   });
 
   for (const action of ['disable', 'enable'] as const) {

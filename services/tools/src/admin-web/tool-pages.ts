@@ -116,7 +116,7 @@ ${errorSummary(errors)}
     <div class="field${categoryError ? ' field--invalid' : ''}">
       <label for="field-category">${T.fields.category}</label>
       <select id="field-category" name="category" required${categoryError ? html` aria-invalid="true" aria-describedby="field-category-error"` : null}>
-        ${view.categories.map((category) => html`<option value="${category.slug}"${category.slug === value('category') ? html` selected` : null}>${category.name}</option>`)}
+        ${view.categories.map((category) => html`<option value="${category.slug}"${category.slug === value('category') ? html` selected` : null}>${category.parent_id !== null ? '\u3000└ ' : ''}${category.name}</option>`)}
       </select>
       ${categoryError ? html`<span class="field__error" id="field-category-error">${categoryError.message}</span>` : null}
     </div>

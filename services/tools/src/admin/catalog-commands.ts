@@ -70,8 +70,9 @@ export async function runCatalogCommand(command: string, rest: string[], ctx: Ad
   case 'category:list': {
     parseArgs({ args: rest, options: {} });
     const categories = await createCatalogRepository(ctx.db).listCategories();
-    ctx.out(['id', 'slug', 'name', 'sort_order', 'tools'].join('\t'));
-    for (const c of categories) ctx.out([c.id, c.slug, c.name, c.sort_order, c.tool_count].join('\t'));
+    const slugOf = new Map(categories.map((c) => [c.id, c.slug]));
+    ctx.out(['id', 'slug', 'name', 'sort_order', 'tools', 'parent'].join('\t'));
+    for (const c of categories) ctx.out([c.id, c.slug, c.name, c.sort_order, c.tool_count, c.parent_id === null ? '' : (slugOf.get(c.parent_id) ?? '')].join('\t'));
     return 0;
   }
   case 'import': {

@@ -13,6 +13,11 @@ export function createAdsService(settings: SettingsRepository) {
       // A stored value is validated when set; should it ever not parse, serving "all disabled" is the safe answer.
       return parsed.success ? parsed.data : DISABLED_ADS_CONFIG;
     },
+
+    /** Stores a config (checked by adsConfigSchema first, as the CLI's ads:set does). */
+    async saveAdsConfig(config: AdsConfig): Promise<void> {
+      await settings.put(ADS_SETTING_KEY, adsConfigSchema.parse(config));
+    },
   };
 }
 

@@ -12,6 +12,8 @@ export interface AccessControlOptions {
   defaultRateLimitPerHour: number;
   anonymousRateLimitPerHour: number;
   now: () => number;
+  /** Told of every request counted against a key (the admin's requests per hour: usage/key-hours.ts). */
+  onKeyCounted?: (keyId: number) => void;
 }
 
 export interface AccessRequest {
@@ -70,6 +72,7 @@ export function createAccessControl(options: AccessControlOptions) {
     }
 
     decision ??= await options.limiter.consume(subject, limit);
+    if (key && key.enabled) options.onKeyCounted?.(key.id);
     const headers = rateLimitHeaders(decision, options.now());
     if (!decision.allowed) {
       options.metrics.countRateLimitRejection(subject.startsWith('key:') ? 'key' : 'ip');

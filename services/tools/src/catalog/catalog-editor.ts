@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { z } from 'zod';
 import { createCatalogRepository } from './catalog-repository';
 import { createCatalogEdits } from './catalog-edits';
+import { resolveParent } from './category-parents';
 import { categorySchema, toolSchema } from './importer';
 
 /** What an editor's form sends: text fields as typed. */
@@ -128,9 +129,10 @@ export function createCatalogEditor(db: Knex, changed: () => void | Promise<void
         description: form.description ?? '',
         icon: form.icon ?? '',
         sort_order: integerField(form.sort_order),
+        parent: form.parent ?? '',
       });
       if (!parsed.success) return Promise.resolve({ saved: false, errors: fieldErrors(parsed.error) });
-      const category = parsed.data;
+      const { parent, ...category } = parsed.data;
       const slugTaken = { field: 'slug', message: `slug "${category.slug}" is already used by another category` };
       return save(
         () =>
@@ -141,7 +143,10 @@ export function createCatalogEditor(db: Knex, changed: () => void | Promise<void
               if (!(await edits.findCategory(id))) return undefined;
               await edits.renameCategorySlug(id, category.slug);
             }
-            const outcome = await catalog.upsertCategory(category);
+            await catalog.lockCategoryTree();
+            const resolved = resolveParent(await catalog.categoryLevels(), category.slug, parent);
+            if ('reason' in resolved) throw new Refused([{ field: 'parent', message: resolved.reason }]);
+            const outcome = await catalog.upsertCategory({ ...category, parent_id: resolved.parentId });
             if (id === undefined && outcome !== 'created') throw new Refused([slugTaken]);
             const savedId = (await catalog.categoryIdsBySlug()).get(category.slug)!;
             return savedId;
@@ -150,7 +155,7 @@ export function createCatalogEditor(db: Knex, changed: () => void | Promise<void
       );
     },
 
-    /** Deletes an empty category; a category that holds tools stays, and the answer says how many. */
+    /** Deletes an empty category; a category that holds tools or subcategories stays, and the answer says how many. */
     deleteCategory(id: number) {
       return write((trx) => createCatalogEdits(trx).deleteEmptyCategory(id));
     },

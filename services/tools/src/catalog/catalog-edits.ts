@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { inTreeOrder } from './category-parents';
 
 /** A tool as the admin edits it (ids, not names; the editor-set sort order). */
 export interface EditableTool {
@@ -25,6 +26,8 @@ export interface EditableCategory {
   description: string;
   icon: string;
   sort_order: number;
+  parent_id: number | null;
+  parent_slug: string | null;
   tool_count: number;
 }
 
@@ -32,6 +35,16 @@ const toolColumns = [
   't.id', 't.slug', 't.name', 't.description', 't.url', 't.icon', 't.category_id', 'c.slug as category_slug',
   'c.name as category_name', 't.tags', 't.is_featured', 't.sort_order', 't.visits', 't.updated_at',
 ];
+
+function toEditableCategory(row: Record<string, unknown>): EditableCategory {
+  return {
+    ...(row as unknown as EditableCategory),
+    id: Number(row.id),
+    parent_id: row.parent_id === null || row.parent_id === undefined ? null : Number(row.parent_id),
+    parent_slug: (row.parent_slug as string | null) ?? null,
+    tool_count: Number(row.tool_count),
+  };
+}
 
 function toEditable(row: Record<string, unknown>): EditableTool {
   return { ...(row as unknown as EditableTool), id: Number(row.id), visits: Number(row.visits), tags: (row.tags as string[]) ?? [] };
@@ -43,6 +56,11 @@ function toEditable(row: Record<string, unknown>): EditableTool {
  * Every write here fires the catalog revision trigger, as the import's do.
  */
 export function createCatalogEdits(db: Knex) {
+  const categoriesQuery = () =>
+    db('categories as c')
+      .leftJoin('categories as p', 'p.id', 'c.parent_id')
+      .select('c.id', 'c.slug', 'c.name', 'c.description', 'c.icon', 'c.sort_order', 'c.parent_id', 'p.slug as parent_slug')
+      .select(db.raw('(SELECT count(*) FROM tools t WHERE t.category_id = c.id) AS tool_count'));
   return {
     /** Tools in the category order, or most visited first (`sort: 'visits'`); with the matching count and their visits in total. */
     async listTools(filter: { categoryId?: number; query?: string; sort?: 'visits' }, offset: number, limit: number): Promise<{ tools: EditableTool[]; total: number; totalVisits: number }> {
@@ -68,21 +86,15 @@ export function createCatalogEdits(db: Knex) {
       return row ? toEditable(row) : undefined;
     },
 
+    /** Categories in the site's order: each top-level category followed by its subcategories. */
     async listCategories(): Promise<EditableCategory[]> {
-      const rows = await db('categories as c')
-        .select('c.id', 'c.slug', 'c.name', 'c.description', 'c.icon', 'c.sort_order')
-        .select(db.raw('(SELECT count(*) FROM tools t WHERE t.category_id = c.id) AS tool_count'))
-        .orderBy([{ column: 'c.sort_order' }, { column: 'c.id' }]);
-      return rows.map((row: Record<string, unknown>) => ({ ...(row as unknown as EditableCategory), id: Number(row.id), tool_count: Number(row.tool_count) }));
+      const rows: Record<string, unknown>[] = await categoriesQuery().orderBy([{ column: 'c.sort_order' }, { column: 'c.id' }]);
+      return inTreeOrder(rows.map(toEditableCategory));
     },
 
     async findCategory(id: number): Promise<EditableCategory | undefined> {
-      const row = await db('categories as c')
-        .select('c.id', 'c.slug', 'c.name', 'c.description', 'c.icon', 'c.sort_order')
-        .select(db.raw('(SELECT count(*) FROM tools t WHERE t.category_id = c.id) AS tool_count'))
-        .where('c.id', id)
-        .first();
-      return row ? { ...row, id: Number(row.id), tool_count: Number(row.tool_count) } : undefined;
+      const row = await categoriesQuery().where('c.id', id).first();
+      return row ? toEditableCategory(row) : undefined;
     },
 
     /** A slug another tool holds fails with a unique violation. */
@@ -112,14 +124,20 @@ export function createCatalogEdits(db: Knex) {
     },
 
     /**
-     * Deletes a category that holds no tool, in one statement (a tool added meanwhile keeps it: the
-     * foreign key refuses too). The number of tools it holds when it does not go; null when it is gone.
+     * Deletes a category that holds no tool and no subcategory, in one statement (a tool or subcategory added
+     * meanwhile keeps it: the foreign keys refuse too). What it holds when it does not go; null when it is gone.
      */
-    async deleteEmptyCategory(id: number): Promise<{ deleted: true } | { deleted: false; toolCount: number } | null> {
-      const deleted = await db('categories').where({ id }).whereNotExists(db('tools').where('category_id', id).select(db.raw('1'))).delete();
+    async deleteEmptyCategory(id: number): Promise<{ deleted: true } | { deleted: false; toolCount: number; subcategoryCount: number } | null> {
+      const deleted = await db('categories')
+        .where({ id })
+        .whereNotExists(db('tools').where('category_id', id).select(db.raw('1')))
+        .whereNotExists(db('categories as s').where('s.parent_id', id).select(db.raw('1')))
+        .delete();
       if (deleted > 0) return { deleted: true };
       const category = await this.findCategory(id);
-      return category ? { deleted: false, toolCount: category.tool_count } : null;
+      if (!category) return null;
+      const subcategories = await db('categories').where({ parent_id: id }).count<{ count: string }[]>({ count: '*' }).first();
+      return { deleted: false, toolCount: category.tool_count, subcategoryCount: Number(subcategories?.count ?? 0) };
     },
   };
 }

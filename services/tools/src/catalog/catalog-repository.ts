@@ -12,7 +12,20 @@ export interface Category {
   description: string;
   icon: string;
   sort_order: number;
+  /** The parent of a subcategory; null for a top-level category (two levels only, see category-parents.ts). */
+  parent_id: number | null;
   tool_count: number;
+}
+
+/** Any constant: the advisory lock of category tree changes (lockCategoryTree). */
+const CATEGORY_TREE_LOCK = 4_102_731;
+
+/** A category's place in the tree. */
+export interface CategoryLevel {
+  id: number;
+  parentId: number | null;
+  /** How many subcategories it has. */
+  children: number;
 }
 
 export interface ToolFilter {
@@ -35,6 +48,7 @@ export interface CategoryInput {
   sort_order: number;
   name_en: string;
   description_en: string;
+  parent_id: number | null;
 }
 
 export interface ToolUpsert {
@@ -147,7 +161,7 @@ function createCatalogQueries(db: Knex) {
 
     async listCategories(): Promise<Category[]> {
       const rows = await db('categories as c')
-        .select('c.id', 'c.name', 'c.slug', 'c.description', 'c.icon', 'c.sort_order')
+        .select('c.id', 'c.name', 'c.slug', 'c.description', 'c.icon', 'c.sort_order', 'c.parent_id')
         .select(db.raw('(SELECT count(*) FROM tools t WHERE t.category_id = c.id) AS tool_count'))
         .orderBy([{ column: 'c.sort_order' }, { column: 'c.id' }]);
       return rows.map((row: Record<string, unknown>) => ({
@@ -157,12 +171,32 @@ function createCatalogQueries(db: Knex) {
         description: String(row.description),
         icon: String(row.icon),
         sort_order: Number(row.sort_order),
+        parent_id: row.parent_id === null || row.parent_id === undefined ? null : Number(row.parent_id),
         tool_count: Number(row.tool_count),
       }));
     },
 
     async findCategoryById(id: number): Promise<Omit<Category, 'tool_count'> | undefined> {
-      return db('categories').select('id', 'name', 'slug', 'description', 'icon', 'sort_order').where({ id }).first();
+      return db('categories').select('id', 'name', 'slug', 'description', 'icon', 'sort_order', 'parent_id').where({ id }).first();
+    },
+
+    /**
+     * Serialises changes to the category tree until the transaction ends: two saves checked at the same time
+     * could otherwise each see the other's category still top-level and make a chain (or a cycle) of them.
+     */
+    async lockCategoryTree(): Promise<void> {
+      await db.raw('SELECT pg_advisory_xact_lock(?)', [CATEGORY_TREE_LOCK]);
+    },
+
+    /** Every category's place in the tree, by slug (the parent rules of category-parents.ts read it). */
+    async categoryLevels(): Promise<Map<string, CategoryLevel>> {
+      const rows: { id: number; slug: string; parent_id: number | null; children: string | number }[] = await db('categories as c').select(
+        'c.id',
+        'c.slug',
+        'c.parent_id',
+        db.raw('(SELECT count(*) FROM categories s WHERE s.parent_id = c.id) AS children'),
+      );
+      return new Map(rows.map((row) => [row.slug, { id: row.id, parentId: row.parent_id, children: Number(row.children) }]));
     },
 
     async categoryIdsBySlug(): Promise<Map<string, number>> {
@@ -173,14 +207,14 @@ function createCatalogQueries(db: Knex) {
     /** Insert or update by slug; a row that already holds these values is left alone (updated_at kept). */
     async upsertCategory(input: CategoryInput): Promise<UpsertOutcome> {
       const result = await db.raw<{ rows: { created: boolean }[] }>(
-        `INSERT INTO categories (slug, name, description, icon, sort_order, name_en, description_en) VALUES (?, ?, ?, ?, ?, ?, ?)
+        `INSERT INTO categories (slug, name, description, icon, sort_order, name_en, description_en, parent_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (slug) DO UPDATE SET name = EXCLUDED.name, description = EXCLUDED.description,
            icon = EXCLUDED.icon, sort_order = EXCLUDED.sort_order, name_en = EXCLUDED.name_en,
-           description_en = EXCLUDED.description_en, updated_at = now()
-         WHERE (categories.name, categories.description, categories.icon, categories.sort_order, categories.name_en, categories.description_en)
-           IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.description, EXCLUDED.icon, EXCLUDED.sort_order, EXCLUDED.name_en, EXCLUDED.description_en)
+           description_en = EXCLUDED.description_en, parent_id = EXCLUDED.parent_id, updated_at = now()
+         WHERE (categories.name, categories.description, categories.icon, categories.sort_order, categories.name_en, categories.description_en, categories.parent_id)
+           IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.description, EXCLUDED.icon, EXCLUDED.sort_order, EXCLUDED.name_en, EXCLUDED.description_en, EXCLUDED.parent_id)
          RETURNING (xmax = 0) AS created`,
-        [input.slug, input.name, input.description, input.icon, input.sort_order, input.name_en, input.description_en],
+        [input.slug, input.name, input.description, input.icon, input.sort_order, input.name_en, input.description_en, input.parent_id],
       );
       return upsertOutcome(result.rows[0]);
     },

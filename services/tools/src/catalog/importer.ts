@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { CatalogRepository, CategoryInput } from './catalog-repository';
+import { resolveParent } from './category-parents';
 import { parseCsvSource, parseJsonSource } from './import-sources';
 
 export { CSV_HEADER, ImportFormatError } from './import-sources';
@@ -111,6 +112,8 @@ export const categorySchema = z.object({
   icon: z.string({ error: 'icon must be a string' }).trim().max(500, 'icon is longer than 500 characters').refine(isOneLineText, invalidCharacters('icon')).default(''),
   sort_order: z.number({ error: 'sort_order must be an integer' }).int('sort_order must be an integer').default(0),
   ...englishFields(100, 2000),
+  /** The parent's slug; '' (or absent) = a top-level category. */
+  parent: z.string({ error: 'parent must be a category slug' }).trim().max(100, 'parent is longer than 100 characters').default(''),
 });
 
 /** The fields `category:edit` may change, checked with the same rules as an import; unset fields stay as they are. */
@@ -124,7 +127,7 @@ const categoryPatchSchema = z.object({
   description_en: categorySchema.shape.description_en.unwrap().optional(),
 });
 
-export type CategoryPatch = Partial<Omit<CategoryInput, 'slug'>>;
+export type CategoryPatch = Partial<Omit<CategoryInput, 'slug' | 'parent_id'>>;
 
 export function parseCategoryPatch(fields: CategoryPatch): { patch: CategoryPatch } | { reason: string } {
   const parsed = categoryPatchSchema.safeParse(fields);
@@ -160,6 +163,7 @@ export async function importCatalog(repository: CatalogRepository, text: string,
 
   return repository.transaction(async (trx) => {
     const seenCategorySlugs = new Set<string>();
+    const valid: { row: number; category: z.infer<typeof categorySchema> }[] = [];
     for (const { row, fields } of source.categories) {
       const slugGuess = typeof fields.slug === 'string' ? fields.slug : null;
       if (fields.__notAnObject) {
@@ -176,8 +180,19 @@ export async function importCatalog(repository: CatalogRepository, text: string,
         continue;
       }
       seenCategorySlugs.add(parsed.data.slug);
-      const category: CategoryInput = parsed.data;
-      const outcome = await trx.upsertCategory(category);
+      valid.push({ row, category: parsed.data });
+    }
+    if (valid.length > 0) await trx.lockCategoryTree();
+    // Top-level categories first, so a subcategory may come before its parent in the file.
+    const ordered = [...valid.filter((entry) => entry.category.parent === ''), ...valid.filter((entry) => entry.category.parent !== '')];
+    for (const { row, category } of ordered) {
+      const { parent, ...fields } = category;
+      const resolved = resolveParent(await trx.categoryLevels(), category.slug, parent);
+      if ('reason' in resolved) {
+        report.categories.rejected.push({ row, slug: category.slug, reason: resolved.reason });
+        continue;
+      }
+      const outcome = await trx.upsertCategory({ ...fields, parent_id: resolved.parentId });
       report.categories[outcome] += 1;
     }
 

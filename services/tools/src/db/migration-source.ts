@@ -8,10 +8,14 @@ import * as englishFields from '../../migrations/20261127135300_english_fields';
 import * as iconsAndLinkHealth from '../../migrations/20261127135741_icons_and_link_health';
 import * as searchAliases from '../../migrations/20261127135800_search_aliases';
 import * as toolSubmissions from '../../migrations/20261127145600_tool_submissions';
+import * as categoryParentsAndKeyHours from '../../migrations/20261127170600_category_parents_and_key_hours';
+import * as toolTagsIndex from '../../migrations/20261127170700_tool_tags_index';
 
 interface Migration {
   up(db: Knex): Promise<void>;
   down(db: Knex): Promise<void>;
+  /** `{ transaction: false }`: knex runs it outside a transaction (CREATE INDEX CONCURRENTLY). */
+  config?: { transaction?: boolean };
 }
 
 // Listed explicitly so the same code runs under tsx, jest and the compiled dist/ build (no .ts on disk there).
@@ -25,6 +29,8 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['20261127135741_icons_and_link_health', iconsAndLinkHealth],
   ['20261127135800_search_aliases', searchAliases],
   ['20261127145600_tool_submissions', toolSubmissions],
+  ['20261127170600_category_parents_and_key_hours', categoryParentsAndKeyHours],
+  ['20261127170700_tool_tags_index', toolTagsIndex],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

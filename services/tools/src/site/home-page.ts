@@ -1,4 +1,5 @@
-import type { Tool } from '../catalog/catalog-repository';
+import type { Category, Tool } from '../catalog/catalog-repository';
+import { subcategoriesOf } from '../catalog/category-parents';
 import { html, type Html } from './html';
 import { asHtml } from './localize';
 import { renderPage, type PageContext } from './page-layout';
@@ -35,6 +36,12 @@ function shortList(context: PageContext, id: string, heading: string, tools: Too
 export function renderHome(context: PageContext, data: HomeData): string {
   const { lang, text, localize } = context;
   const listed = data.categories.filter((category) => (data.sections.get(category.id) ?? []).length > 0);
+  // What a category's page lists: a parent's own tools and its subcategories'.
+  const pageCount = (category: Category) => category.tool_count + subcategoriesOf(data.categories, category.id).reduce((sum, child) => sum + child.tool_count, 0);
+  const tops = data.categories.filter((category) => category.parent_id === null || !data.categories.some((parent) => parent.id === category.parent_id));
+  // A category with tools of its own links to its section here; one without (a parent holding only subcategories), to its page.
+  const indexLink = (category: Category, count: number) =>
+    html`<a class="side-index__link" href="${(data.sections.get(category.id) ?? []).length > 0 ? `#${sectionId(category.slug)}` : pageUrl(lang, { kind: 'category', slug: category.slug, page: 1 })}"><span class="side-index__icon" aria-hidden="true">${category.icon || '📁'}</span><span class="side-index__name">${asHtml(localize.categoryName(category))}</span><span class="side-index__count">${formatNumber(lang, count)}</span></a>`;
   return renderPage(context, {
     title: text.homeTitle,
     description: text.tagline,
@@ -47,9 +54,12 @@ export function renderHome(context: PageContext, data: HomeData): string {
     main: html`<div class="directory" id="categories">
 <nav class="side-index" aria-labelledby="categories-heading">
   <h2 class="side-index__title" id="categories-heading">${text.categoryIndex}</h2>
-  <ul class="side-index__list">${data.categories.map(
-    (category) => html`<li><a class="side-index__link" href="${(data.sections.get(category.id) ?? []).length > 0 ? `#${sectionId(category.slug)}` : pageUrl(lang, { kind: 'category', slug: category.slug, page: 1 })}"><span class="side-index__icon" aria-hidden="true">${category.icon || '📁'}</span><span class="side-index__name">${asHtml(localize.categoryName(category))}</span><span class="side-index__count">${formatNumber(lang, category.tool_count)}</span></a></li>`,
-  )}</ul>
+  <ul class="side-index__list">${tops.map((category) => {
+    const children = subcategoriesOf(data.categories, category.id);
+    return html`<li>${indexLink(category, pageCount(category))}${
+      children.length > 0 ? html`<ul class="side-index__sublist">${children.map((child) => html`<li>${indexLink(child, child.tool_count)}</li>`)}</ul>` : null
+    }</li>`;
+  })}</ul>
 </nav>
 <div class="directory__main">
 ${data.popular.length > 0 || data.latest.length > 0
@@ -70,7 +80,7 @@ ${listed.map((category) => {
   return html`<section class="section category-section" id="${sectionId(category.slug)}" aria-labelledby="${sectionId(category.slug)}-heading">
   <div class="section__head">
     <h2 class="section__title" id="${sectionId(category.slug)}-heading"><span aria-hidden="true">${category.icon || '📁'}</span> <a href="${href}">${asHtml(localize.categoryName(category))}</a></h2>
-    ${category.tool_count > tools.length ? html`<a class="section__more" href="${href}">${text.moreInCategory(formatNumber(lang, category.tool_count))}</a>` : null}
+    ${pageCount(category) > tools.length ? html`<a class="section__more" href="${href}">${text.moreInCategory(formatNumber(lang, pageCount(category)))}</a>` : null}
   </div>
   ${toolGrid(context, tools)}
 </section>`;

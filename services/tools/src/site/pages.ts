@@ -3,7 +3,7 @@ import type { SearchResult } from '../catalog/directory-service';
 import { html, httpUrl, type Html } from './html';
 import { asHtml } from './localize';
 import { renderPage, type PageContext } from './page-layout';
-import { CATEGORY_SORTS } from './site-queries';
+import { CATEGORY_SORTS, type CategorySort } from './site-queries';
 import type { CategoryPageData, ToolPageData } from './site-service';
 import { formatDate, formatNumber } from './site-text';
 import { DEFAULT_SORT, pageUrl, visitUrl, type PageLocation } from './site-urls';
@@ -71,13 +71,20 @@ export function categoryList(context: PageContext, categories: Category[], curre
   )}</ul>`;
 }
 
-function breadcrumbs(context: PageContext, trail: { label: string; href?: string }[]): Html {
+/** The top-level categories, each counting its subcategories' tools too (what its page lists). */
+export function withSubcategoryCounts(categories: Category[]): Category[] {
+  return categories
+    .filter((category) => category.parent_id === null)
+    .map((top) => ({ ...top, tool_count: top.tool_count + categories.filter((child) => child.parent_id === top.id).reduce((sum, child) => sum + child.tool_count, 0) }));
+}
+
+export function breadcrumbs(context: PageContext, trail: { label: string; href?: string }[]): Html {
   return html`<nav class="breadcrumbs" aria-label="${context.text.breadcrumb}"><ol>${trail.map((step) =>
     step.href ? html`<li><a href="${step.href}">${step.label}</a></li>` : html`<li><span aria-current="page">${step.label}</span></li>`,
   )}</ol></nav>`;
 }
 
-function pagination(context: PageContext, page: number, totalPages: number, at: (page: number) => PageLocation): Html | null {
+export function pagination(context: PageContext, page: number, totalPages: number, at: (page: number) => PageLocation): Html | null {
   if (totalPages <= 1) return null;
   const { lang, text } = context;
   const link = (target: number, label: string, rel: string) => html`<a class="pager__link" href="${pageUrl(lang, at(target))}" rel="${rel}">${label}</a>`;
@@ -89,10 +96,10 @@ function pagination(context: PageContext, page: number, totalPages: number, at: 
 }
 
 /** 热门/最新/名称: plain links (no JavaScript), the current one marked; each starts again at page 1. */
-function sortLinks(context: PageContext, slug: string, current: CategoryPageData['sort']): Html {
+export function sortLinks(context: PageContext, current: CategorySort, at: (sort: CategorySort) => PageLocation): Html {
   const { lang, text } = context;
   return html`<nav class="sort" aria-label="${text.sortLabel}"><span class="sort__label" aria-hidden="true">${text.sortLabel}</span><ul class="sort__list">${CATEGORY_SORTS.map(
-    (sort) => html`<li><a class="sort__link${sort === current ? ' sort__link--current' : ''}" href="${pageUrl(lang, { kind: 'category', slug, page: 1, sort })}"${
+    (sort) => html`<li><a class="sort__link${sort === current ? ' sort__link--current' : ''}" href="${pageUrl(lang, at(sort))}"${
       sort === current ? html` aria-current="true"` : null
     }>${text.sorts[sort]}</a></li>`,
   )}</ul></nav>`;
@@ -105,28 +112,37 @@ export function renderCategory(context: PageContext, data: CategoryPageData): st
   const pageSuffix = pages.page > 1 ? text.pageSuffix(formatNumber(lang, pages.page)) : '';
   const name = localize.categoryName(category);
   const description = localize.categoryDescription(category);
+  const count = text.toolCount(formatNumber(lang, pages.total));
+  const trail = [{ label: text.home, href: pageUrl(lang, { kind: 'home' }) }];
+  if (data.parent) trail.push({ label: localize.categoryName(data.parent).text, href: pageUrl(lang, { kind: 'category', slug: data.parent.slug, page: 1 }) });
   return renderPage(context, {
     title: `${name.text}${pageSuffix} - ${text.siteName}`,
-    description: description.text || `${name.text} · ${text.toolCount(formatNumber(lang, category.tool_count))}`,
+    description: description.text || `${name.text} · ${count}`,
     location: at(pages.page),
     // Another order of the same tools: followed, not indexed (the default order is the page to index).
     noindex: data.sort !== DEFAULT_SORT,
     hasEnglish: localize.categoryHasEnglish(category),
-    main: html`${breadcrumbs(context, [{ label: text.home, href: pageUrl(lang, { kind: 'home' }) }, { label: name.text }])}
+    main: html`${breadcrumbs(context, [...trail, { label: name.text }])}
 <div class="page-head">
   <span class="page-head__icon" aria-hidden="true">${category.icon || '📁'}</span>
   <div>
     <h1 class="page-head__title">${asHtml(name)}${pageSuffix}</h1>
     ${description.text ? html`<p class="page-head__text">${asHtml(description)}</p>` : null}
-    <p class="page-head__meta">${text.toolCount(formatNumber(lang, category.tool_count))}</p>
+    <p class="page-head__meta">${count}</p>
   </div>
 </div>
-${tools.length > 1 || pages.total_pages > 1 ? sortLinks(context, category.slug, data.sort) : null}
-${tools.length > 0 ? toolGrid(context, tools) : html`<p class="empty">${text.emptyCategory}</p>`}
+${data.subcategories.length > 0
+  ? html`<section class="section" aria-labelledby="subcategories-heading">
+  <h2 class="section__title" id="subcategories-heading">${text.subcategories}</h2>
+  ${categoryList(context, data.subcategories)}
+</section>`
+  : null}
+${tools.length > 1 || pages.total_pages > 1 ? sortLinks(context, data.sort, (sort) => ({ kind: 'category', slug: category.slug, page: 1, sort })) : null}
+${tools.length > 0 ? toolGrid(context, tools, { showCategory: data.subcategories.length > 0 }) : html`<p class="empty">${text.emptyCategory}</p>`}
 ${pagination(context, pages.page, pages.total_pages, at)}
 <section class="section" aria-labelledby="other-categories">
   <h2 class="section__title" id="other-categories">${text.allCategories}</h2>
-  ${categoryList(context, data.categories, category.id)}
+  ${categoryList(context, withSubcategoryCounts(data.categories), data.parent?.id ?? category.id)}
 </section>`,
   });
 }
@@ -165,7 +181,7 @@ export function renderTool(context: PageContext, data: ToolPageData): string {
   ${link ? html`<p class="tool__host">${new URL(link).host}</p>` : null}
   ${tool.tags.length > 0
     ? html`<div class="tool__tags"><h2 class="visually-hidden">${text.tags}</h2><ul class="tags">${tool.tags.map(
-        (tag) => html`<li><a class="tag" href="${pageUrl(lang, { kind: 'search', keyword: tag, page: 1 })}" aria-label="${text.tagSearch(tag)}">#${tag}</a></li>`,
+        (tag) => html`<li><a class="tag" href="${pageUrl(lang, { kind: 'tag', tag, page: 1 })}" aria-label="${text.tagLink(tag)}">#${tag}</a></li>`,
       )}</ul></div>`
     : null}
 </article>

@@ -34,26 +34,48 @@ const LATEST_ORDER = 't.created_at DESC, t.id DESC';
 const nameCollator = new Intl.Collator('en', { sensitivity: 'base', numeric: true });
 const sortKey = (name: string) => pinyin(name, { toneType: 'none', nonZh: 'consecutive' }).toLowerCase();
 
+function byName(rows: { id: number; name: string; name_en: string }[], lang: Lang): number[] {
+  const keyed = rows.map((row) => ({ id: row.id, key: sortKey(lang === 'en' && row.name_en ? row.name_en : row.name) }));
+  return keyed.sort((a, b) => nameCollator.compare(a.key, b.key) || a.id - b.id).map((row) => row.id);
+}
+
 /** The website's own reads: orders and lists the directory API does not have (sorts, per-category tops, English). */
 export function createSiteQueries(db: Knex) {
   const toolsQuery = () => db('tools as t').join('categories as c', 'c.id', 't.category_id').select(toolColumns);
   const asTools = (rows: unknown[]) => (rows as DbToolRow[]).map(toTool);
 
   return {
-    async categoryTools(categoryId: number, sort: 'popular' | 'latest', offset: number, limit: number): Promise<ToolWithCategorySlug[]> {
+    /** The tools of these categories (a category and its subcategories), a page of them in `sort` order. */
+    async categoryTools(categoryIds: number[], sort: 'popular' | 'latest', offset: number, limit: number): Promise<ToolWithCategorySlug[]> {
       const rows = await toolsQuery()
-        .where('t.category_id', categoryId)
+        .whereIn('t.category_id', categoryIds)
         .orderByRaw(sort === 'popular' ? POPULAR_ORDER : LATEST_ORDER)
         .offset(offset)
         .limit(limit);
       return asTools(rows);
     },
 
-    /** A category's tool ids by name as shown in `lang` (the English name where filled on English pages). */
-    async categoryIdsByName(categoryId: number, lang: Lang): Promise<number[]> {
-      const rows: { id: number; name: string; name_en: string }[] = await db('tools').select('id', 'name', 'name_en').where({ category_id: categoryId });
-      const keyed = rows.map((row) => ({ id: row.id, key: sortKey(lang === 'en' && row.name_en ? row.name_en : row.name) }));
-      return keyed.sort((a, b) => nameCollator.compare(a.key, b.key) || a.id - b.id).map((row) => row.id);
+    /** The tool ids of these categories by name as shown in `lang` (the English name where filled on English pages). */
+    async categoryIdsByName(categoryIds: number[], lang: Lang): Promise<number[]> {
+      const rows: { id: number; name: string; name_en: string }[] = await db('tools').select('id', 'name', 'name_en').whereIn('category_id', categoryIds);
+      return byName(rows, lang);
+    },
+
+    /** A page of the tools carrying `tag` (exactly as editors wrote it; the tags index answers `@>`), in `sort` order. */
+    async tagTools(tag: string, sort: 'popular' | 'latest', offset: number, limit: number): Promise<ToolWithCategorySlug[]> {
+      const rows = await toolsQuery().whereRaw('t.tags @> ARRAY[?]::text[]', [tag]).orderByRaw(sort === 'popular' ? POPULAR_ORDER : LATEST_ORDER).offset(offset).limit(limit);
+      return asTools(rows);
+    },
+
+    async tagToolCount(tag: string): Promise<number> {
+      const row = await db('tools as t').whereRaw('t.tags @> ARRAY[?]::text[]', [tag]).count<{ count: string }[]>({ count: '*' }).first();
+      return Number(row?.count ?? 0);
+    },
+
+    /** The ids of the tools carrying `tag` by name as shown in `lang`. */
+    async tagIdsByName(tag: string, lang: Lang): Promise<number[]> {
+      const rows: { id: number; name: string; name_en: string }[] = await db('tools as t').select('t.id', 't.name', 't.name_en').whereRaw('t.tags @> ARRAY[?]::text[]', [tag]);
+      return byName(rows, lang);
     },
 
     /** Tools by id, in the order of `ids`. */

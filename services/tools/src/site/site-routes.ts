@@ -17,6 +17,7 @@ import { pageUrl } from './site-urls';
 import { renderPagesSitemap, renderRobots, renderSitemapIndex, renderToolsSitemap } from './sitemap';
 import { THEME_BOOT_HASH } from './theme';
 import type { SubmissionsService } from '../submissions/submissions-service';
+import { renderTag } from './tag-page';
 import { createSubmitRoutes } from './submit-routes';
 
 /**
@@ -206,6 +207,16 @@ export function createSiteRoutes(deps: SiteRoutesDeps): Router {
         return;
       }
       sendPage(res, lang, 200, renderCategory(contextOf(req, lang, translations), data), CACHEABLE);
+    });
+
+    router.get(`${prefix}/tag/:tag`, async (req, res) => {
+      res.locals.metricsRoute = 'site_tag';
+      const tag = parseReference(req.params.tag);
+      if (tag === null) throw notFound();
+      const page = parsePage(req.query);
+      const sort = parseSort(req.query);
+      const [data, translations] = await Promise.all([site.tag(tag, page, sort, lang), site.translations()]);
+      sendPage(res, lang, 200, renderTag(contextOf(req, lang, translations), data), CACHEABLE);
     });
 
     router.get(`${prefix}/tool/:reference`, async (req, res) => {

@@ -1,6 +1,7 @@
 import type { CatalogRepository, Category, Tool } from '../catalog/catalog-repository';
 import { withoutCategorySlug } from '../catalog/catalog-repository';
 import type { CategoryDetail, DirectoryService, SearchResult, SiteStats, ToolDetail } from '../catalog/directory-service';
+import { inTreeOrder, subcategoriesOf } from '../catalog/category-parents';
 import { notFound } from '../errors/app-error';
 import { httpUrl } from './html';
 import { createLocalizer } from './localize';
@@ -31,8 +32,20 @@ export interface HomeData {
 }
 
 export interface CategoryPageData {
+  /** The category and a page of its tools: a top-level category's page holds its subcategories' tools too. */
   detail: CategoryDetail;
+  /** Every category, each top-level one followed by its subcategories. */
   categories: Category[];
+  /** The parent of a subcategory. */
+  parent: Category | undefined;
+  subcategories: Category[];
+  sort: CategorySort;
+}
+
+export interface TagPageData {
+  tag: string;
+  tools: Tool[];
+  pagination: CategoryDetail['pagination'];
   sort: CategorySort;
 }
 
@@ -63,7 +76,7 @@ export function createSiteService(deps: {
   iconVersions?: () => Promise<ReadonlyMap<string, string>>;
 }) {
   const { directory, catalog, queries, cache } = deps;
-  const categories = () => cache.get('categories', () => directory.categories());
+  const categories = () => cache.get('categories', async () => inTreeOrder(await directory.categories()));
   /** The English fields editors filled (see localize.ts). */
   const translations = (): Promise<Translations> => cache.get('translations', () => queries.translations());
 
@@ -117,21 +130,40 @@ export function createSiteService(deps: {
      */
     async category(reference: string, page: number, sort: CategorySort, lang: Lang): Promise<CategoryPageData> {
       const category = await findCategory(reference);
+      const all = await categories();
+      const subcategories = subcategoriesOf(all, category.id);
+      const ids = [category.id, ...subcategories.map((subcategory) => subcategory.id)];
       const limit = CATEGORY_PAGE_SIZE;
       const offset = (page - 1) * limit;
       const key = sort === 'name' ? `category:${category.id}:name:${lang}:${page}` : `category:${category.id}:${sort}:${page}`;
       const detail = await cache.get(key, async (): Promise<CategoryDetail> => {
         const tools =
           sort === 'name'
-            ? await queries.toolsByIds(
-                (await cache.get(`names:${category.id}:${lang}`, () => queries.categoryIdsByName(category.id, lang))).slice(offset, offset + limit),
-              )
-            : await queries.categoryTools(category.id, sort, offset, limit);
-        const total = category.tool_count;
+            ? await queries.toolsByIds((await cache.get(`names:${category.id}:${lang}`, () => queries.categoryIdsByName(ids, lang))).slice(offset, offset + limit))
+            : await queries.categoryTools(ids, sort, offset, limit);
+        const total = category.tool_count + subcategories.reduce((sum, subcategory) => sum + subcategory.tool_count, 0);
         return { category, data: tools.map(withoutCategorySlug), pagination: { page, limit, total, total_pages: Math.ceil(total / limit) } };
       });
       if (page > 1 && page > detail.pagination.total_pages) throw notFound();
-      return { detail, categories: await categories(), sort };
+      const parent = category.parent_id === null ? undefined : all.find((candidate) => candidate.id === category.parent_id);
+      return { detail, categories: all, parent, subcategories, sort };
+    },
+
+    /** The tools carrying `tag`, in `sort` order; a tag no tool carries, or a page past the end, is a 404. */
+    async tag(tag: string, page: number, sort: CategorySort, lang: Lang): Promise<TagPageData> {
+      const limit = CATEGORY_PAGE_SIZE;
+      const offset = (page - 1) * limit;
+      const total = await cache.get(`tag-count:${tag}`, () => queries.tagToolCount(tag));
+      const totalPages = Math.ceil(total / limit);
+      if (total === 0 || page > totalPages) throw notFound();
+      const key = sort === 'name' ? `tag:${tag}:name:${lang}:${page}` : `tag:${tag}:${sort}:${page}`;
+      const tools = await cache.get(key, async () =>
+        (sort === 'name'
+          ? await queries.toolsByIds((await cache.get(`tag-names:${tag}:${lang}`, () => queries.tagIdsByName(tag, lang))).slice(offset, offset + limit))
+          : await queries.tagTools(tag, sort, offset, limit)
+        ).map(withoutCategorySlug),
+      );
+      return { tag, tools, pagination: { page, limit, total, total_pages: totalPages }, sort };
     },
 
     /** The English fields editors filled (see localize.ts). */

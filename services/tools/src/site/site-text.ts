@@ -34,7 +34,11 @@ export interface SiteText {
   visitSiteOf(name: string): string;
   opensExternal: string;
   tags: string;
-  tagSearch(tag: string): string;
+  tagLink(tag: string): string;
+  subcategories: string;
+  tagTitle(tag: string): string;
+  tagHeading(tag: string): string;
+  tagDescription(tag: string, count: string): string;
   related: string;
   category: string;
   updatedAt(date: string): string;
@@ -106,7 +110,11 @@ const zh: SiteText = {
   visitSiteOf: (name) => `访问 ${name} 官网`,
   opensExternal: '（外部网站）',
   tags: '标签',
-  tagSearch: (tag) => `搜索标签“${tag}”`,
+  tagLink: (tag) => `标签“${tag}”的全部工具`,
+  subcategories: '子分类',
+  tagTitle: (tag) => `#${tag} 相关工具`,
+  tagHeading: (tag) => `#${tag}`,
+  tagDescription: (tag, count) => `标签“${tag}”下的 ${count} 个工具`,
   related: '相关工具',
   category: '分类',
   updatedAt: (date) => `更新于 ${date}`,
@@ -178,7 +186,11 @@ const en: SiteText = {
   visitSiteOf: (name) => `Visit the ${name} website`,
   opensExternal: ' (external site)',
   tags: 'Tags',
-  tagSearch: (tag) => `Search the tag “${tag}”`,
+  tagLink: (tag) => `All tools tagged “${tag}”`,
+  subcategories: 'Subcategories',
+  tagTitle: (tag) => `Tools tagged #${tag}`,
+  tagHeading: (tag) => `#${tag}`,
+  tagDescription: (tag, count) => `${count} ${count === '1' ? 'tool' : 'tools'} tagged “${tag}”`,
   related: 'Related tools',
   category: 'Category',
   updatedAt: (date) => `Updated ${date}`,

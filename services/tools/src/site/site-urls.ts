@@ -5,6 +5,7 @@ import type { Lang } from './site-text';
 export type PageLocation =
   | { kind: 'home' }
   | { kind: 'category'; slug: string; page: number; sort?: CategorySort }
+  | { kind: 'tag'; tag: string; page: number; sort?: CategorySort }
   | { kind: 'tool'; slug: string }
   | { kind: 'search'; keyword: string; page: number }
   | { kind: 'submit' | 'submitted' };
@@ -29,6 +30,8 @@ export function pageUrl(lang: Lang, location: PageLocation): string {
       return lang === 'en' ? '/en/' : '/';
     case 'category':
       return withQuery(`${prefix(lang)}/category/${encodeURIComponent(location.slug)}`, location.page, location.sort);
+    case 'tag':
+      return withQuery(`${prefix(lang)}/tag/${encodeURIComponent(location.tag)}`, location.page, location.sort);
     case 'tool':
       return `${prefix(lang)}/tool/${encodeURIComponent(location.slug)}`;
     case 'submit':

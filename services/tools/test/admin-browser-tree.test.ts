@@ -1,0 +1,149 @@
+/// <reference lib="dom" />
+/**
+ * In Chromium (playwright-core): an editor puts a category under another and previews, then saves, the ads
+ * config; a key's requests per hour; the site's parent category page and a tag page in light and dark. axe-core
+ * finds no serious or critical violation on any of them. Screenshots go to ADMIN_SCREENSHOT_DIR
+ * (`npm run screenshots:admin` sets docs/screenshots), else a temp folder.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import request from 'supertest';
+import { describeWithChromium, launchChromium } from './support/browser';
+import { addEditor } from './support/editors';
+import { createKey, importJson, openHarness, smallCatalog, type Harness } from './support/harness';
+
+const AXE_SOURCE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+describeWithChromium('category tree, tags, ads and key hours in Chromium', () => {
+  let harness: Harness;
+  let server: http.Server;
+  let base: string;
+  let browser: Browser;
+  let shotDir: string;
+  const contexts: BrowserContext[] = [];
+
+  beforeAll(async () => {
+    harness = await openHarness();
+    await importJson(harness.db, {
+      categories: [...smallCatalog.categories, { slug: 'frontend', name: '前端', icon: '🧩', parent: 'developer' }],
+      tools: [
+        ...smallCatalog.tools,
+        { slug: 'vite', name: 'Vite', description: '下一代前端构建工具', url: 'https://vite.dev', category: 'frontend', tags: ['构建', '编辑器'] },
+      ],
+    });
+    await addEditor(harness.db, 'alice', 'correct horse');
+    server = http.createServer(harness.app({ config: { ANONYMOUS_RATE_LIMIT_PER_HOUR: '100000', SITE_CACHE_TTL_MS: '60000' } }));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    shotDir = process.env.ADMIN_SCREENSHOT_DIR ? path.resolve(process.env.ADMIN_SCREENSHOT_DIR) : fs.mkdtempSync(path.join(os.tmpdir(), 'admin-shots-'));
+    fs.mkdirSync(shotDir, { recursive: true });
+    browser = await launchChromium();
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(contexts.map((context) => context.close()));
+    await browser?.close();
+    await new Promise((resolve) => server?.close(resolve));
+    await harness?.close();
+  });
+
+  async function newPage(colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1, locale: 'zh-CN', colorScheme });
+    contexts.push(context);
+    await context.route((url) => url.origin !== base, (route) => route.abort('connectionrefused'));
+    return context.newPage();
+  }
+
+  async function expectAccessible(page: Page): Promise<void> {
+    await page.evaluate(AXE_SOURCE);
+    const violations = await page.evaluate(async () => {
+      const axe = (window as unknown as { axe: { run(options: object): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
+      const result = await axe.run({ resultTypes: ['violations'] });
+      return result.violations.map((violation) => ({ id: violation.id, impact: violation.impact, targets: violation.nodes.map((node) => node.target.join(' ')) }));
+    });
+    expect(violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')).toEqual([]);
+  }
+
+  const shoot = (page: Page, name: string) => page.screenshot({ path: path.join(shotDir, `${name}.png`), fullPage: true });
+
+  async function signIn(page: Page): Promise<void> {
+    await page.goto(`${base}/admin/`);
+    await page.getByLabel('用户名').fill('alice');
+    await page.getByLabel('密码').fill('correct horse');
+    await page.getByRole('button', { name: '登录' }).click();
+    await page.waitForURL(`${base}/admin/tools`);
+  }
+
+  it('when an editor puts a category under another, then the site nests it; the parent page and a tag page pass axe in light and dark', async () => {
+    const page = await newPage();
+    await signIn(page);
+    await page.goto(`${base}/admin/categories/new`);
+    await page.getByLabel('名称').fill('数据库');
+    await page.getByLabel('Slug（网址名）').fill('database');
+    await page.getByLabel('上级分类').selectOption({ label: '开发工具' });
+    await expectAccessible(page);
+    await shoot(page, 'directory-admin-category-form');
+    await page.getByRole('button', { name: '保存' }).click();
+    await page.waitForURL(`${base}/admin/categories?done=saved`);
+    await expect(page.locator('td.subcategory').count()).resolves.toBe(2);
+    await expectAccessible(page);
+
+    for (const scheme of ['light', 'dark'] as const) {
+      const visitor = await newPage(scheme);
+      await visitor.goto(`${base}/`);
+      await expect(visitor.locator('.side-index__sublist .side-index__name').allTextContents()).resolves.toEqual(['前端', '数据库']);
+      await expectAccessible(visitor);
+      await visitor.goto(`${base}/category/developer`);
+      await expect(visitor.locator('#subcategories-heading').textContent()).resolves.toBe('子分类');
+      await expect(visitor.locator('#main .tool-card[data-slug="vite"]').count()).resolves.toBe(1);
+      await expectAccessible(visitor);
+      await shoot(visitor, scheme === 'light' ? 'category-parent' : 'category-parent-dark');
+      await visitor.getByRole('link', { name: 'Vite 的详情' }).click();
+      await visitor.getByRole('link', { name: '标签“编辑器”的全部工具' }).click();
+      await visitor.waitForURL(`${base}/tag/${encodeURIComponent('编辑器')}`);
+      await expect(visitor.locator('#main .tool-card').count()).resolves.toBe(2);
+      await expectAccessible(visitor);
+      await shoot(visitor, scheme === 'light' ? 'tag' : 'tag-dark');
+    }
+  });
+
+  it('when an editor previews and saves the ads config, then the preview shows the banner and the page passes axe', async () => {
+    const page = await newPage();
+    await signIn(page);
+    await page.goto(`${base}/admin/ads`);
+    await expectAccessible(page);
+    await page.getByLabel('启用横幅广告').check();
+    await page.getByLabel('横幅广告位 ID').fill('adunit-123');
+    await page.getByLabel('启用原生广告').check(); // without its unit id: refused at the field
+    await page.getByRole('button', { name: '预览' }).click();
+    await expect(page.locator('#field-native\\.unit_id-error').textContent()).resolves.toBe('启用时必须填写广告位 ID');
+    await expectAccessible(page);
+    await page.getByLabel('原生广告位 ID').fill('adunit-456');
+    await page.getByRole('button', { name: '预览' }).click();
+    await expect(page.locator('[data-ad="banner"]').count()).resolves.toBe(1);
+    await expect(page.locator('[data-ad="native"]').count()).resolves.toBe(1);
+    await expectAccessible(page);
+    await shoot(page, 'directory-admin-ads');
+    await page.getByRole('button', { name: '保存' }).click();
+    await page.waitForURL(`${base}/admin/ads?done=saved`);
+    expect((await request(server).get('/api/index.php?action=miniapp&type=ads')).body.data.native).toEqual({ unit_id: 'adunit-456', enabled: true });
+  });
+
+  it("when a key has been used, then its requests per hour page shows them and passes axe", async () => {
+    const { apiKey, id } = await createKey(harness.db, { name: 'mini-program' });
+    for (let i = 0; i < 3; i++) await request(server).get('/api/index.php?action=stats').set('X-API-Key', apiKey);
+    const page = await newPage();
+    await signIn(page);
+    await page.goto(`${base}/admin/keys`);
+    await expectAccessible(page);
+    await page.getByRole('link', { name: /按小时查看（mini-program）/ }).click();
+    await page.waitForURL(`${base}/admin/keys/${id}/usage`);
+    await expect(page.locator('.usage-chart rect').count()).resolves.toBe(1);
+    await expectAccessible(page);
+    await shoot(page, 'directory-admin-key-usage');
+  });
+});
