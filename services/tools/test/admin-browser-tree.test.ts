@@ -12,11 +12,10 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import request from 'supertest';
-import { describeWithChromium, launchChromium } from './support/browser';
+import { describeWithChromium, launchChromium, seriousAxeViolations } from '@platform/kit/testing';
 import { addEditor } from './support/editors';
 import { createKey, importJson, openHarness, smallCatalog, type Harness } from './support/harness';
 
-const AXE_SOURCE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 describeWithChromium('category tree, tags, ads and key hours in Chromium', () => {
   let harness: Harness;
@@ -59,13 +58,7 @@ describeWithChromium('category tree, tags, ads and key hours in Chromium', () =>
   }
 
   async function expectAccessible(page: Page): Promise<void> {
-    await page.evaluate(AXE_SOURCE);
-    const violations = await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run(options: object): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
-      const result = await axe.run({ resultTypes: ['violations'] });
-      return result.violations.map((violation) => ({ id: violation.id, impact: violation.impact, targets: violation.nodes.map((node) => node.target.join(' ')) }));
-    });
-    expect(violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')).toEqual([]);
+    expect(await seriousAxeViolations(page)).toEqual([]);
   }
 
   const shoot = (page: Page, name: string) => page.screenshot({ path: path.join(shotDir, `${name}.png`), fullPage: true });
