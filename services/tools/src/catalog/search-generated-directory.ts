@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { sampleDatasetPath } from '../demo';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { normalizeSearchText } from './search-normalize';
 import { DEFAULT_SEARCH_ALIASES } from './search-default-aliases';
 import type { SearchSnapshot } from './search-engine';
@@ -36,6 +36,14 @@ export interface GeneratedDirectory {
   visits: Map<string, number>;
 }
 
+/** The sample directory, found from src/catalog (tsx, jest) and from dist/src/catalog (node). */
+function sampleDirectoryPath(): string {
+  const candidates = [path.resolve(__dirname, '../../data/sample-tools.json'), path.resolve(__dirname, '../../../data/sample-tools.json')];
+  const found = candidates.find((candidate) => existsSync(candidate));
+  if (!found) throw new Error(`sample directory not found (looked in ${candidates.join(', ')})`);
+  return found;
+}
+
 /** mulberry32: a small seeded PRNG, so that every run measures the same directory. */
 function prng(seed: number): () => number {
   let state = seed >>> 0;
@@ -57,7 +65,7 @@ const EN_ADJECTIVES = ['free', 'lightweight', 'open-source', 'cross-platform', '
 const EN_FALLBACK_TAGS = ['online', 'tool', 'app', 'web', 'free'];
 
 export function generateToolDirectory(total: number, seed = 20261127): GeneratedDirectory {
-  const sample = JSON.parse(readFileSync(sampleDatasetPath(), 'utf8')) as SampleDirectory;
+  const sample = JSON.parse(readFileSync(sampleDirectoryPath(), 'utf8')) as SampleDirectory;
   const random = prng(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
   const pickSome = <T>(items: readonly T[], count: number): T[] => {
