@@ -1,3 +1,4 @@
+import { buildSearchIndex, buildToolForms, FIELD_SLOTS, type SearchIndex } from '../src/catalog/search-engine-index';
 import { createSearchEngine } from '../src/catalog/search-engine';
 import { generatedSearchSnapshot, generateToolDirectory } from '../src/catalog/search-generated-directory';
 import { describeSearchQuality, evaluateSearch, loadSearchJudgements, type SearchQuality } from '../src/catalog/search-quality';
@@ -70,5 +71,21 @@ describe('search at 10,000 tools (the generated long-tail directory)', () => {
     process.stdout.write(`at ${SIZE.toLocaleString('en')} tools: ${describeSearchQuality(quality)}\n`);
     expect(quality.successAt3).toBeGreaterThanOrEqual(SUCCESS_AT_3_FLOOR);
     expect(quality.recallAt10).toBeGreaterThanOrEqual(RECALL_AT_10_FLOOR);
+  });
+});
+
+describe('one-character lookups', () => {
+  it('when a character starts many forms, then its precomputed matches are exactly what a scan of the forms finds', () => {
+    const forms = snapshot.tools.slice(0, 1_000).map(buildToolForms);
+    const tabled = buildSearchIndex(forms, { singleTableMinForms: 1 });
+    const scanned = buildSearchIndex(forms, { singleTableMinForms: Number.POSITIVE_INFINITY });
+    const matches = (index: SearchIndex, part: string) => {
+      const found = index.lookup(part);
+      const result = [...found.tools].sort((a, b) => a - b).map((tool) => [tool, ...found.scores.subarray(tool * FIELD_SLOTS, tool * FIELD_SLOTS + FIELD_SLOTS)]);
+      index.release(found);
+      return result;
+    };
+    for (const part of ['s', 'a', 'j', '7', '截', '图', 'ü', '']) expect([part, matches(tabled, part)]).toEqual([part, matches(scanned, part)]);
+    expect(matches(tabled, 's').length).toBeGreaterThan(500);
   });
 });

@@ -69,8 +69,21 @@ interface TermMatches {
   scores: Float32Array;
 }
 
+/**
+ * Typed arrays the size of the index, reused from query to query (ranking is synchronous, so one set per
+ * process serves every query): allocated afresh, a one-letter query at 10,000 tools made ~200 KB of
+ * garbage outside the heap, and the collections it brought were what the slowest searches waited for.
+ * Given back zeroed where they were written.
+ */
+const scratch = { size: -1, floats: [] as Float32Array[], counts: new Uint8Array(0), score: new Float64Array(0), order: new Float64Array(0) };
+
+function scratchFor(size: number): typeof scratch {
+  if (scratch.size !== size) Object.assign(scratch, { size, floats: [], counts: new Uint8Array(size), score: new Float64Array(size), order: new Float64Array(size) });
+  return scratch;
+}
+
 function termScores(term: Term, lookup: (part: string) => PartMatches, size: number): TermMatches {
-  const result: TermMatches = { tools: [], scores: new Float32Array(size) };
+  const result: TermMatches = { tools: [], scores: scratchFor(size).floats.pop() ?? new Float32Array(size) };
   const alternatives = term.alternatives.map((parts, index) => ({ parts, index }));
   scoreAlternatives(alternatives, lookup, result);
   if (result.tools.length === 0 && term.fallback) scoreAlternatives(term.fallback.map((parts) => ({ parts, index: 1 })), lookup, result);
@@ -105,7 +118,7 @@ export function rankTools(plan: TermPlan, index: SearchIndex, tools: RankedTool[
   };
   const size = index.size;
   const required = plan.required.map((term) => termScores(term, lookup, size));
-  const counts = new Uint8Array(size);
+  const { counts, score, order } = scratchFor(size);
   const touched: number[] = [];
   let best = 0;
   for (const term of required) {
@@ -121,7 +134,6 @@ export function rankTools(plan: TermPlan, index: SearchIndex, tools: RankedTool[
   const optional = plan.optional.map((term) => termScores(term, lookup, size));
   const visitsScale = maxVisits > 0 ? 1 / Math.log1p(maxVisits) : 0;
 
-  const score = new Float64Array(size);
   for (const tool of candidates) {
     let text = 0;
     for (const term of required) text += term.scores[tool]!;
@@ -135,13 +147,20 @@ export function rankTools(plan: TermPlan, index: SearchIndex, tools: RankedTool[
     score[tool] = counts[tool]! * 1000 + text * (1 + VISITS_FACTOR * popularity) + (featured ? FEATURED_BONUS : 0) + popularity * VISITS_BONUS;
   }
   for (const matches of cache.values()) index.release(matches);
+  for (const term of [...required, ...optional]) {
+    for (const tool of term.tools) term.scores[tool] = 0;
+    scratch.floats.push(term.scores);
+  }
   // Only the first `need` are ordered: a one-letter keyword finds thousands of tools at 10,000.
   let top = candidates;
   if (candidates.length > need * 2 && need > 0) {
-    const sorted = Float64Array.from(candidates, (tool) => score[tool]!).sort();
+    candidates.forEach((tool, i) => (order[i] = score[tool]!));
+    const sorted = order.subarray(0, candidates.length).sort();
     const threshold = sorted[sorted.length - need]!;
     top = candidates.filter((tool) => score[tool]! >= threshold);
   }
   top.sort((a, b) => score[b]! - score[a]! || tools[b]!.visits - tools[a]!.visits || a - b);
-  return { order: top.slice(0, need), total: candidates.length, mode: complete || candidates.length === 0 ? 'all' : 'partial' };
+  const total = candidates.length;
+  for (const tool of touched) counts[tool] = 0;
+  return { order: top.slice(0, need), total, mode: complete || total === 0 ? 'all' : 'partial' };
 }
