@@ -6,10 +6,10 @@ import type { Term, TermPlan } from './search-terms';
  * (under any alternative); when none does, tools matching some of them are returned, most terms first.
  * Within that, text quality (see the tiers in search-engine-index.ts) weighed by popularity decides.
  *
- * Popularity is a tool's visits on a log scale, as a share of the catalog's most visited tool (0…1). It
- * multiplies the text score by 1 + that share: in a directory of 10,000 tools hundreds match 截图 as
- * well as Snipaste does by their words (named 截图助手, tagged 截图), and the tool people actually visit
- * must come first. At most 2× (the most visited tool against one never visited); tools 100× apart in
+ * Popularity is a tool's visits on a log scale, as a share of the catalog's most visited tool's (at
+ * least 10,000 visits: POPULARITY_SCALE_MIN), from 0 to 1. It multiplies the text score by 1 + that
+ * share: in a directory of 10,000 tools hundreds match 截图 as well as Snipaste does by their words
+ * (named 截图助手, tagged 截图), and the tool people actually visit must come first. At most 2× (the most visited tool against one never visited); tools 100× apart in
  * visits (12,000 against 120, the most visited at 120,000) differ by about 1.3×. So popularity reorders
  * matches of neighbouring tiers (a tag against a name prefix), never lifts a description match (32, so
  * 64 at most) over a name matched from its start (76 and up), and with no visits at all (a new
@@ -47,6 +47,11 @@ const FEATURED_BONUS = 5;
 const VISITS_BONUS = 5;
 /** The most visited tool's text score counts this much more (tuned on the judged set at 10,000 tools: 0.5 → 0.92, 1 → 0.94 success@3). */
 const VISITS_FACTOR = 1;
+/**
+ * Visits are a share of the most visited tool's, or of this many if no tool has as many: in a young
+ * directory 10 visits against 3 say little, and must not lift a name's substring over an exact name.
+ */
+const POPULARITY_SCALE_MIN = 10_000;
 
 function partScore(scores: Float32Array, tool: number, short: boolean): number {
   const slot = tool * FIELD_SLOTS;
@@ -132,7 +137,7 @@ export function rankTools(plan: TermPlan, index: SearchIndex, tools: RankedTool[
   const candidates = complete ? touched.filter((tool) => counts[tool] === required.length) : touched;
 
   const optional = plan.optional.map((term) => termScores(term, lookup, size));
-  const visitsScale = maxVisits > 0 ? 1 / Math.log1p(maxVisits) : 0;
+  const visitsScale = 1 / Math.log1p(Math.max(maxVisits, POPULARITY_SCALE_MIN));
 
   for (const tool of candidates) {
     let text = 0;
