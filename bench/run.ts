@@ -18,7 +18,7 @@ import { Client } from 'pg';
 import { createImagesGroup, createImagesUser, multipartUpload, NEEDLE, NEEDLE_MATCHES, seedImageRows, seedTools, writeJpeg, writeLargePng } from './lib/dataset';
 import { alternate, type Side, type Slice } from './lib/alternate';
 import { judgedQuality, latencyTables, measureLatencies, percentile, PREFIX_QUERIES, searchPath, type LatencyQuery, type QualityFigures } from './lib/search-latency';
-import { generateToolDirectory } from './lib/tool-directory';
+import { generateToolDirectory } from '../services/tools/src/catalog/search-generated-directory';
 import { loadSearchJudgements, RECALL_AT_10_TARGET, SUCCESS_AT_3_TARGET } from '../services/tools/src/catalog/search-quality';
 import { createLifecycle, type Lifecycle } from './lib/lifecycle';
 import { load, measureSlice, type LoadOptions, type LoadSlice } from './lib/load';
@@ -449,6 +449,15 @@ async function serviceMemory(base: string, pid: number): Promise<{ rssMb: number
   return { rssMb: rssKb / 1024, heapUsedMb: gauge('tools_nodejs_heap_size_used_bytes') / 1024 / 1024, buildMs: gauge('tools_search_index_build_seconds') * 1000 };
 }
 
+/** Floors for the judged set at the generated directory's size (test/search-quality-10k.test.ts holds the same). */
+const LARGE_SUCCESS_AT_3_FLOOR = 0.92;
+const LARGE_RECALL_AT_10_FLOOR = 0.9;
+
+function weakestKind(byKind: Map<string, QualityFigures>): string {
+  const [kind, figures] = [...byKind].sort(([, a], [, b]) => Math.min(a.successAt3, a.recallAt10) - Math.min(b.successAt3, b.recallAt10))[0]!;
+  return `${kind} ${figures.successAt3.toFixed(2)} / ${figures.recallAt10.toFixed(2)}`;
+}
+
 async function searchScenario(bench: Bench): Promise<void> {
   const { mode, lifecycle, workDir, postgres } = bench;
   const size = mode.searchTools.toLocaleString('en');
@@ -490,6 +499,10 @@ async function searchScenario(bench: Bench): Promise<void> {
   const judgements = loadSearchJudgements();
   const sampleQuality = await judgedQuality(`http://127.0.0.1:${bench.tools.port}`, judgements);
   const largeQuality = await judgedQuality(base, judgements);
+  log(
+    `  judged set success@3 / recall@10: sample ${sampleQuality.all.successAt3.toFixed(3)} / ${sampleQuality.all.recallAt10.toFixed(3)}, ` +
+      `${size} tools ${largeQuality.all.successAt3.toFixed(3)} / ${largeQuality.all.recallAt10.toFixed(3)} (weakest kind ${weakestKind(largeQuality.byKind)})`,
+  );
   const queries: LatencyQuery[] = [...judgements.map(({ query, kind }) => ({ query, kind })), ...PREFIX_QUERIES];
   log(`  ${queries.length} queries × ${mode.searchSamples} timed searches, one at a time, read cache off...`);
   const groups: ProcessGroup[] = [treeGroup('tools node', () => service.process), postgres.backendGroup('tools pg', databaseUrl)];
@@ -521,6 +534,14 @@ async function searchScenario(bench: Bench): Promise<void> {
     target: `8. judged set on the sample directory: success@3 ≥ ${SUCCESS_AT_3_TARGET}, recall@10 ≥ ${RECALL_AT_10_TARGET}, every kind ≥ 0.85`,
     met: sampleQuality.all.successAt3 >= SUCCESS_AT_3_TARGET && sampleQuality.all.recallAt10 >= RECALL_AT_10_TARGET && kindsMet(sampleQuality.byKind),
     detail: `${sampleQuality.all.successAt3.toFixed(3)} / ${sampleQuality.all.recallAt10.toFixed(3)} over ${sampleQuality.all.queries} queries (at ${size} tools: ${largeQuality.all.successAt3.toFixed(3)} / ${largeQuality.all.recallAt10.toFixed(3)})`,
+  });
+  // The same judged set at the generated directory's size: popular tools must still come first among
+  // hundreds of long-tail tools named with the same words. Held to the floor test/search-quality-10k.test.ts
+  // holds the in-memory index to (the issue's targets are for the sample directory).
+  bench.checks.push({
+    target: `8b. judged set at ${size} tools: success@3 ≥ ${LARGE_SUCCESS_AT_3_FLOOR}, recall@10 ≥ ${LARGE_RECALL_AT_10_FLOOR}`,
+    met: largeQuality.all.successAt3 >= LARGE_SUCCESS_AT_3_FLOOR && largeQuality.all.recallAt10 >= LARGE_RECALL_AT_10_FLOOR,
+    detail: `${largeQuality.all.successAt3.toFixed(3)} / ${largeQuality.all.recallAt10.toFixed(3)} over ${largeQuality.all.queries} queries; weakest kind ${weakestKind(largeQuality.byKind)}`,
   });
   bench.sections.push(
     `Search index at ${size} tools: built in ${(builtMs / 1000).toFixed(1)} s at start, before the service listens (start to ready ${(startMs / 1000).toFixed(1)} s; the first search then took ${firstSearchMs.toFixed(0)} ms); the service after the build: RSS ${memory.rssMb.toFixed(0)} MB, heap used ${memory.heapUsedMb.toFixed(0)} MB (build garbage included); after the timed searches: RSS ${settled.rssMb.toFixed(0)} MB, heap used ${settled.heapUsedMb.toFixed(0)} MB.\n\n` +

@@ -1,4 +1,4 @@
-import { buildToolForms, foldSyllable, MIN_TYPO_LENGTH, type Field, type Form, type ToolForms } from './search-forms';
+import { buildToolForms, decodeForm, FORM_CODES, foldSyllable, MIN_TYPO_LENGTH, type Field, type ToolForms } from './search-forms';
 import { pinyinReadings } from './search-text';
 
 /**
@@ -44,31 +44,49 @@ const TAG_RANK_STEP = 1.5;
 /** Buffers kept for reuse: more than the lookups of one query with aliases. */
 const POOL_SIZE = 64;
 
+/** Each form code's score when a part is the whole form (exact) or its start (prefix), and its ranking field. */
+const EXACT = new Float32Array(FORM_CODES);
+const PREFIX = new Float32Array(FORM_CODES);
+const FIELD_OF_CODE = new Uint8Array(FORM_CODES);
+const TYPO = new Float32Array(FORM_CODES);
+for (let code = 0; code < FORM_CODES; code += 1) {
+  const { field, variant, position, rank } = decodeForm(code);
+  const tiers = TIERS[`${variant}/${position}`]?.[field];
+  if (!tiers) continue;
+  const penalty = field === 'tag' ? rank * TAG_RANK_STEP : 0;
+  EXACT[code] = tiers[0] - penalty;
+  PREFIX[code] = tiers[1] - penalty;
+  FIELD_OF_CODE[code] = FIELD_INDEX[field];
+  TYPO[code] = TYPO_SCORE[field] - penalty;
+}
+
+/** Forms of every tool, sorted by text: a part's matches are one range. */
 interface SortedForms {
   texts: string[];
   tools: Int32Array;
-  fields: Uint8Array;
-  exact: Float32Array;
-  prefix: Float32Array;
+  codes: Uint16Array;
 }
 
-function sortForms(entries: { tool: number; form: Form }[]): SortedForms {
-  entries.sort((a, b) => (a.form.text < b.form.text ? -1 : a.form.text > b.form.text ? 1 : 0));
-  const sorted: SortedForms = {
-    texts: new Array<string>(entries.length),
-    tools: new Int32Array(entries.length),
-    fields: new Uint8Array(entries.length),
-    exact: new Float32Array(entries.length),
-    prefix: new Float32Array(entries.length),
-  };
-  entries.forEach(({ tool, form }, i) => {
-    const [exact, prefix] = TIERS[`${form.variant}/${form.position}`]![form.field];
-    const penalty = form.field === 'tag' ? form.rank * TAG_RANK_STEP : 0;
-    sorted.texts[i] = form.text;
-    sorted.tools[i] = tool;
-    sorted.fields[i] = FIELD_INDEX[form.field];
-    sorted.exact[i] = exact - penalty;
-    sorted.prefix[i] = prefix - penalty;
+/** Forms gathered for sorting, in parallel arrays (1.2 million at 10,000 tools: no object per form). */
+class FormList {
+  texts: string[] = [];
+  tools: number[] = [];
+  codes: number[] = [];
+  push(text: string, tool: number, code: number) {
+    this.texts.push(text);
+    this.tools.push(tool);
+    this.codes.push(code);
+  }
+}
+
+function sortForms(list: FormList): SortedForms {
+  const { texts } = list;
+  const order = Uint32Array.from(texts.keys()).sort((a, b) => (texts[a]! < texts[b]! ? -1 : texts[a]! > texts[b]! ? 1 : 0));
+  const sorted: SortedForms = { texts: new Array<string>(order.length), tools: new Int32Array(order.length), codes: new Uint16Array(order.length) };
+  order.forEach((from, i) => {
+    sorted.texts[i] = texts[from]!;
+    sorted.tools[i] = list.tools[from]!;
+    sorted.codes[i] = list.codes[from]!;
   });
   return sorted;
 }
@@ -124,19 +142,22 @@ interface IndexParts {
  * million objects at 10,000 tools) would otherwise sit in the scope the lookup closures keep alive.
  */
 function indexParts(toolForms: ToolForms[]): IndexParts {
-  const starts: { tool: number; form: Form }[] = [];
-  const inners: { tool: number; form: Form }[] = [];
-  const fuzzy: { tool: number; form: Form }[] = [];
+  const starts = new FormList();
+  const inners = new FormList();
+  const fuzzy = new FormList();
   // Typos: every distinct word once, with the tools that have it; its one-letter deletions point to the word.
   const typoTools = new Map<string, { tool: number; field: number; score: number }[]>();
-  toolForms.forEach(({ forms, typoWords }, tool) => {
-    for (const form of forms) (form.variant === 'fuzzy' ? fuzzy : form.position === 'inner' ? inners : starts).push({ tool, form });
-    for (const { word, field, rank } of typoWords) {
-      const entry = { tool, field: FIELD_INDEX[field], score: TYPO_SCORE[field] - (field === 'tag' ? rank * TAG_RANK_STEP : 0) };
+  toolForms.forEach(({ texts, codes, typoWords, typoCodes }, tool) => {
+    texts.forEach((text, i) => {
+      const { variant, position } = decodeForm(codes[i]!);
+      (variant === 'fuzzy' ? fuzzy : position === 'inner' ? inners : starts).push(text, tool, codes[i]!);
+    });
+    typoWords.forEach((word, i) => {
+      const entry = { tool, field: FIELD_OF_CODE[typoCodes[i]!]!, score: TYPO[typoCodes[i]!]! };
       const list = typoTools.get(word);
       if (list) list.push(entry);
       else typoTools.set(word, [entry]);
-    }
+    });
   });
   const typoWordsByDeletion = new Map<string, string[]>();
   for (const word of typoTools.keys()) {
@@ -149,7 +170,50 @@ function indexParts(toolForms: ToolForms[]): IndexParts {
   return { sortedStarts: sortForms(starts), sortedInners: sortForms(inners), sortedFuzzy: sortForms(fuzzy), typoTools, typoWordsByDeletion };
 }
 
-export function buildSearchIndex(toolForms: ToolForms[]): SearchIndex {
+/** A character that starts at least this many forms gets its matches precomputed (letters do: `s` starts 80,000 at 10,000 tools). */
+const SINGLE_TABLE_MIN_FORMS = 4096;
+
+/** One character's matches, precomputed: tools, and per tool its score in each field, doubled (scores are whole or half points ≤ 100). */
+interface SingleMatches {
+  tools: Int32Array;
+  scores: Uint8Array;
+}
+
+/**
+ * The matches of every character that starts many forms, computed once per build: a one-letter query is
+ * what search as you type sends first, and scanning every form it starts is most of its time (a part
+ * of one character is only matched from word starts, so the table is its whole answer).
+ */
+function singleCharacterMatches(
+  sorted: SortedForms,
+  size: number,
+  minForms: number,
+  scanRange: (sorted: SortedForms, from: number, part: string, found: PartMatches) => void,
+): Map<string, SingleMatches> {
+  const singles = new Map<string, SingleMatches>();
+  const found: PartMatches = { tools: [], scores: new Float32Array(size * FIELD_SLOTS) };
+  const { texts } = sorted;
+  for (let from = 0; from < texts.length; ) {
+    const character = texts[from]![0]!;
+    let to = from;
+    while (to < texts.length && texts[to]![0] === character) to += 1;
+    if (to - from >= minForms) {
+      scanRange(sorted, from, character, found);
+      const scores = new Uint8Array(found.tools.length * FIELD_SLOTS);
+      found.tools.forEach((tool, i) => {
+        for (let field = 0; field < FIELD_SLOTS; field += 1) scores[i * FIELD_SLOTS + field] = Math.round(found.scores[tool * FIELD_SLOTS + field]! * 2);
+        found.scores.fill(0, tool * FIELD_SLOTS, tool * FIELD_SLOTS + FIELD_SLOTS);
+      });
+      singles.set(character, { tools: Int32Array.from(found.tools), scores });
+      found.tools = [];
+    }
+    from = to;
+  }
+  return singles;
+}
+
+/** `singleTableMinForms`: see SINGLE_TABLE_MIN_FORMS (a test sets it to compare the table with a scan). */
+export function buildSearchIndex(toolForms: ToolForms[], { singleTableMinForms = SINGLE_TABLE_MIN_FORMS } = {}): SearchIndex {
   const { sortedStarts, sortedInners, sortedFuzzy, typoTools, typoWordsByDeletion } = indexParts(toolForms);
   const size = toolForms.length;
   const pool: Float32Array[] = [];
@@ -158,12 +222,15 @@ export function buildSearchIndex(toolForms: ToolForms[]): SearchIndex {
     if (found.scores[slot] === 0 && found.scores[slot + 1] === 0 && found.scores[slot + 2] === 0 && found.scores[slot + 3] === 0) found.tools.push(tool);
     if (score > found.scores[slot + field]!) found.scores[slot + field] = score;
   };
-  const scan = (sorted: SortedForms, part: string, found: PartMatches) => {
-    const { texts } = sorted;
-    for (let i = lowerBound(texts, part); i < texts.length && texts[i]!.startsWith(part); i += 1) {
-      record(found, sorted.tools[i]!, sorted.fields[i]!, texts[i]!.length === part.length ? sorted.exact[i]! : sorted.prefix[i]!);
+  const scanRange = (sorted: SortedForms, from: number, part: string, found: PartMatches) => {
+    const { texts, tools, codes } = sorted;
+    for (let i = from; i < texts.length && texts[i]!.startsWith(part); i += 1) {
+      const code = codes[i]!;
+      record(found, tools[i]!, FIELD_OF_CODE[code]!, texts[i]!.length === part.length ? EXACT[code]! : PREFIX[code]!);
     }
   };
+  const scan = (sorted: SortedForms, part: string, found: PartMatches) => scanRange(sorted, lowerBound(sorted.texts, part), part, found);
+  const singles = singleCharacterMatches(sortedStarts, size, singleTableMinForms, scanRange);
 
   return {
     size,
@@ -173,6 +240,15 @@ export function buildSearchIndex(toolForms: ToolForms[]): SearchIndex {
     },
     lookup(part) {
       const found: PartMatches = { tools: [], scores: pool.pop() ?? new Float32Array(size * FIELD_SLOTS) };
+      const single = part.length === 1 ? singles.get(part) : undefined;
+      if (single) {
+        // What search as you type sends first: copied from the table instead of scanning ~80,000 forms.
+        found.tools = Array.from(single.tools);
+        single.tools.forEach((tool, i) => {
+          for (let field = 0; field < FIELD_SLOTS; field += 1) found.scores[tool * FIELD_SLOTS + field] = single.scores[i * FIELD_SLOTS + field]! / 2;
+        });
+        return found;
+      }
       scan(sortedStarts, part, found);
       // Inside words: two Chinese characters (截图 in 长截图) or three letters (pdf in smallpdf); two letters
       // inside latin words are noise (ps in upscayl, deepseek).

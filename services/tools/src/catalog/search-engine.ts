@@ -64,6 +64,12 @@ interface State {
 
 const signature = (tool: ToolSource) => JSON.stringify([tool.name, tool.slug, tool.tags, tool.description, tool.categoryName]);
 
+function maxVisits(tools: SnapshotTool[]): number {
+  let max = 0;
+  for (const tool of tools) if (tool.visits > max) max = tool.visits;
+  return max;
+}
+
 export function createSearchEngine(options: SearchEngineOptions) {
   let state: State | undefined;
   let building: Promise<State> | undefined;
@@ -151,7 +157,7 @@ export function createSearchEngine(options: SearchEngineOptions) {
     async search(keyword: string, offset: number, limit: number): Promise<SearchHits> {
       const { index, tools, aliases } = await current();
       const plan = planTerms(keyword, aliases);
-      const ranking = rankTools(plan, index, tools, offset + limit);
+      const ranking = rankTools(plan, index, tools, offset + limit, maxVisits(tools));
       return {
         ids: ranking.order.slice(offset, offset + limit).map((position) => tools[position]!.id),
         total: ranking.total,

@@ -13,13 +13,22 @@ export type Variant = 'text' | 'pinyin' | 'initials' | 'fuzzy';
 /** whole: the entire value (or a name part); word: from a word start; inner: from inside a word. */
 export type Position = 'whole' | 'word' | 'inner';
 
-export interface Form {
-  text: string;
-  field: Field;
-  variant: Variant;
-  position: Position;
-  /** Position of the tag among the tool's tags (editors list the main ones first); 0 for other fields. */
-  rank: number;
+/**
+ * A form's kind packed in 9 bits: its field, variant, position and tag place (0…3). The index keeps one
+ * code per form and tool (1.2 million at 10,000 tools), so a form costs a string reference and two bytes,
+ * not an object.
+ */
+export type FormCode = number;
+const VARIANTS: readonly Variant[] = ['text', 'pinyin', 'initials', 'fuzzy'];
+const POSITIONS: readonly Position[] = ['whole', 'word', 'inner'];
+export const FORM_CODES = 1 << 9;
+
+export function formCode(field: Field, variant: Variant, position: Position, rank: number): FormCode {
+  return FIELDS.indexOf(field) | (VARIANTS.indexOf(variant) << 3) | (POSITIONS.indexOf(position) << 5) | (rank << 7);
+}
+
+export function decodeForm(code: FormCode): { field: Field; variant: Variant; position: Position; rank: number } {
+  return { field: FIELDS[code & 7]!, variant: VARIANTS[(code >> 3) & 3]!, position: POSITIONS[(code >> 5) & 3]!, rank: code >> 7 };
 }
 
 export interface ToolSource {
@@ -108,10 +117,16 @@ function syllableRun(words: Word[]): { syllables: string[]; initials: string[]; 
   return { syllables, initials, wordStarts };
 }
 
+/**
+ * The forms of one tool: `texts[i]` of kind `codes[i]`; and the words its typos are looked up by (latin
+ * words and squashed pinyin of five letters or more), `typoWords[i]` in the field and tag place of
+ * `typoCodes[i]` (a form code with variant and position 0). Kept per tool between rebuilds, so compact.
+ */
 export interface ToolForms {
-  forms: Form[];
-  /** Latin words and squashed pinyin of five letters or more, with their field: the typo lookup. */
-  typoWords: { word: string; field: Field; rank: number }[];
+  texts: string[];
+  codes: Uint16Array;
+  typoWords: string[];
+  typoCodes: Uint16Array;
 }
 
 /** Forms of one value, by field, tag place and text: tags and category names repeat across a catalog. */
@@ -123,22 +138,29 @@ function valueForms(raw: string, field: Field, rank: number): ToolForms {
   const memo = valueMemo.get(key);
   if (memo) return memo;
   const computed = computeValueForms(raw, field, rank);
-  if (field !== 'description' && field !== 'name' && valueMemo.size < VALUE_MEMO_LIMIT) valueMemo.set(key, computed);
+  if (field === 'tag' || field === 'category') {
+    if (valueMemo.size >= VALUE_MEMO_LIMIT) valueMemo.clear();
+    valueMemo.set(key, computed);
+  }
   return computed;
 }
 
 function computeValueForms(raw: string, field: Field, rank: number): ToolForms {
-  const forms: Form[] = [];
-  const typoWords: ToolForms['typoWords'] = [];
+  const texts: string[] = [];
+  const codes: FormCode[] = [];
+  const typoWords: string[] = [];
   // Duplicates are harmless (a lookup keeps the best score per field), so they are not checked for.
   const add = (text: string, variant: Variant, position: Position) => {
-    if (text !== '') forms.push({ text, field, variant, position, rank });
+    if (text === '') return;
+    texts.push(text);
+    codes.push(formCode(field, variant, position, rank));
   };
   const addTypo = (word: string) => {
-    if (word.length >= MIN_TYPO_LENGTH && /^[a-z0-9]+$/.test(word) && /[a-z]/.test(word)) typoWords.push({ word, field, rank });
+    if (word.length >= MIN_TYPO_LENGTH && /^[a-z0-9]+$/.test(word) && /[a-z]/.test(word)) typoWords.push(word);
   };
+  const done = (): ToolForms => ({ texts, codes: Uint16Array.from(codes), typoWords, typoCodes: new Uint16Array(typoWords.length).fill(formCode(field, 'text', 'whole', rank)) });
   const value = normalizeSearchText(raw);
-  if (value === '') return { forms, typoWords };
+  if (value === '') return done();
   const limit = field === 'description' ? DESCRIPTION_FORM_LENGTH : FORM_LENGTH;
   const words = valueWords(value);
   if (field !== 'description') {
@@ -157,7 +179,7 @@ function computeValueForms(raw: string, field: Field, rank: number): ToolForms {
     const innerLimit = field === 'description' ? DESCRIPTION_INNER_LENGTH : limit;
     for (let offset = 1; offset < word.text.length; offset += 1) add(value.slice(word.start + offset, word.start + offset + innerLimit), 'text', 'inner');
   }
-  if (!hasHan(value)) return { forms, typoWords };
+  if (!hasHan(value)) return done();
   if (field === 'description') {
     // Descriptions in pinyin from each Chinese word on (协作 as xiezuo), no initials: too many false friends.
     const pinyinWords = words.filter((word) => word.syllables.length > 0 && word.syllables.every(Boolean));
@@ -166,10 +188,10 @@ function computeValueForms(raw: string, field: Field, rank: number): ToolForms {
       add(rest.join('').slice(0, limit), 'pinyin', 'word');
       add(rest.map(foldSyllable).join('').slice(0, limit), 'fuzzy', 'word');
     });
-    return { forms, typoWords };
+    return done();
   }
   const run = syllableRun(words);
-  if (!run) return { forms, typoWords };
+  if (!run) return done();
   const { syllables, initials, wordStarts } = run;
   const folded = syllables.map(foldSyllable);
   for (let i = 0; i < syllables.length; i += 1) {
@@ -180,7 +202,7 @@ function computeValueForms(raw: string, field: Field, rank: number): ToolForms {
     add(folded.slice(i).join('').slice(0, limit), 'fuzzy', position);
     if (position !== 'inner') addTypo(pinyin);
   }
-  return { forms, typoWords };
+  return done();
 }
 
 export function buildToolForms(source: ToolSource): ToolForms {
@@ -191,5 +213,19 @@ export function buildToolForms(source: ToolSource): ToolForms {
     valueForms(source.categoryName, 'category', 0),
     valueForms(source.description, 'description', 0),
   ];
-  return { forms: parts.flatMap((part) => part.forms), typoWords: parts.flatMap((part) => part.typoWords) };
+  const concat = (arrays: Uint16Array[]) => {
+    const joined = new Uint16Array(arrays.reduce((sum, array) => sum + array.length, 0));
+    let offset = 0;
+    for (const array of arrays) {
+      joined.set(array, offset);
+      offset += array.length;
+    }
+    return joined;
+  };
+  return {
+    texts: parts.flatMap((part) => part.texts),
+    codes: concat(parts.map((part) => part.codes)),
+    typoWords: parts.flatMap((part) => part.typoWords),
+    typoCodes: concat(parts.map((part) => part.typoCodes)),
+  };
 }

@@ -1,6 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT } from './stack';
+import { normalizeSearchText } from './search-normalize';
+import { DEFAULT_SEARCH_ALIASES } from './search-default-aliases';
+import type { SearchSnapshot } from './search-engine';
 
 /**
  * A deterministic tool directory of any size for the search latency scenario: the sample directory's
@@ -8,6 +10,8 @@ import { ROOT } from './stack';
  * the same categories, named, tagged and described from the words the sample's own tools use there
  * (Chinese, English and mixed names), so that a common word such as 截图 or "pdf" matches hundreds of
  * tools, as in a real directory of that size. Visits follow a long tail, the sample's tools at its head.
+ * Used by the benchmark's search scenario (imported through the CLI) and by the search quality test at
+ * 10,000 tools (indexed in memory, `generatedSearchSnapshot`).
  */
 
 interface SampleTool {
@@ -32,7 +36,13 @@ export interface GeneratedDirectory {
   visits: Map<string, number>;
 }
 
-export const SAMPLE_DIRECTORY = path.join(ROOT, 'services/tools/data/sample-tools.json');
+/** The sample directory, found from src/catalog (tsx, jest) and from dist/src/catalog (node). */
+function sampleDirectoryPath(): string {
+  const candidates = [path.resolve(__dirname, '../../data/sample-tools.json'), path.resolve(__dirname, '../../../data/sample-tools.json')];
+  const found = candidates.find((candidate) => existsSync(candidate));
+  if (!found) throw new Error(`sample directory not found (looked in ${candidates.join(', ')})`);
+  return found;
+}
 
 /** mulberry32: a small seeded PRNG, so that every run measures the same directory. */
 function prng(seed: number): () => number {
@@ -55,7 +65,7 @@ const EN_ADJECTIVES = ['free', 'lightweight', 'open-source', 'cross-platform', '
 const EN_FALLBACK_TAGS = ['online', 'tool', 'app', 'web', 'free'];
 
 export function generateToolDirectory(total: number, seed = 20261127): GeneratedDirectory {
-  const sample = JSON.parse(readFileSync(SAMPLE_DIRECTORY, 'utf8')) as SampleDirectory;
+  const sample = JSON.parse(readFileSync(sampleDirectoryPath(), 'utf8')) as SampleDirectory;
   const random = prng(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
   const pickSome = <T>(items: readonly T[], count: number): T[] => {
@@ -107,4 +117,26 @@ export function generateToolDirectory(total: number, seed = 20261127): Generated
     visits.set(slug, Math.floor(3_000 * random() ** 6));
   }
   return { document: { categories: sample.categories, tools }, visits };
+}
+
+/**
+ * What the search index would read from a database holding the directory and the default aliases (as
+ * search-repository.ts reads it): ids in import order, visits as the benchmark sets them.
+ */
+export function generatedSearchSnapshot(directory: GeneratedDirectory): SearchSnapshot {
+  const categoryNames = new Map(directory.document.categories.map((category) => [category.slug, category.name]));
+  return {
+    revision: 1,
+    tools: directory.document.tools.map((tool, index) => ({
+      id: index + 1,
+      name: tool.name,
+      slug: tool.slug,
+      tags: tool.tags,
+      description: tool.description,
+      categoryName: categoryNames.get(tool.category) ?? '',
+      featured: tool.is_featured === true,
+      visits: directory.visits.get(tool.slug) ?? 0,
+    })),
+    aliases: DEFAULT_SEARCH_ALIASES.flatMap(([term, ...aliases]) => aliases.map((alias) => ({ term: normalizeSearchText(term!), alias: normalizeSearchText(alias) }))),
+  };
 }
