@@ -106,7 +106,7 @@ export function createCheveretoRoutes(deps: CompatDeps): express.Router {
     });
     const { format } = answer;
     if (format === 'txt') res.type('text/plain').send(outcome.image.url);
-    else if (format === 'redirect') res.redirect(302, outcome.image.url);
+    else if (format === 'redirect') res.status(302).location(outcome.image.url).end();
     else res.json(cheveretoUploaded(outcome.image, deps.formatTime(deps.clock())));
   });
 

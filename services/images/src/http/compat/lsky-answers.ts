@@ -1,19 +1,22 @@
 import type { ImageLinks, ListItem, UploadResult } from '../../images/image-views';
 import type { Page } from '../../images/listing-service';
 import { mimeTypeOfExtension } from '../../media/media-processor';
+import type { MessageKey } from '../../errors/messages';
 import type { FailureShape } from '../error-middleware';
 
 /**
  * Lsky Pro's answers, built here and only here: 2.x `{status, message, data}` (its `Result` trait: a
- * refusal is HTTP 200 with `status: false`, a missing or wrong token 401), 1.x `{code, msg, data, time}`
+ * refusal is HTTP 200 with `status: false`, a missing or wrong token 401, too many sign-ins 429), 1.x `{code, msg, data, time}`
  * (always HTTP 200). Sizes are in KB, as Lsky stores them. An image's `key` is its id.
  */
 export function lskySuccess(message: string, data: unknown = {}) {
   return { status: true, message, data };
 }
 
+const LSKY_STATUS: Partial<Record<MessageKey, number>> = { notLoggedIn: 401, signInThrottled: 429 };
+
 export const lskyFailure: FailureShape = ({ key, message, status }) => ({
-  status: key === 'notLoggedIn' ? 401 : status === 404 || status >= 500 ? status : 200,
+  status: LSKY_STATUS[key] ?? (status === 404 || status >= 500 ? status : 200),
   body: { status: false, message, data: {} },
 });
 
