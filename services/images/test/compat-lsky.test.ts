@@ -111,7 +111,7 @@ describe('picgo-plugin-lankong V2', () => {
 describe('PicList Lsky uploader V2', () => {
   test('when it uploads with album_id and permission, then the image goes to that category, and its delete (no colon) counts as done', async () => {
     const user = await createTestUser(svc.db);
-    const [category] = await svc.db('categories').insert({ user_id: user.id, name: '旅行' }).returning('id');
+    const categoryId = Number((await svc.db('categories').insert({ user_id: user.id, name: '旅行' }).returning('id'))[0].id);
     const token = `Bearer ${user.token}`;
 
     const res = await request(svc.app)
@@ -122,14 +122,14 @@ describe('PicList Lsky uploader V2', () => {
       .attach('file', fixture('photo.webp'))
       .field('ssl', 'true')
       .field('strategy_id', '2')
-      .field('album_id', String(category.id))
+      .field('album_id', String(categoryId))
       .field('permission', '0');
 
     const { key } = readV2Upload(res.text);
-    expect((await imageRows(svc.db, user.id))[0]).toMatchObject({ category_id: category.id });
+    expect(Number((await imageRows(svc.db, user.id))[0]!.category_id)).toBe(categoryId);
 
     const albums = await request(svc.app).get(`${SERVER}/api/v1/albums`).set('Accept', 'application/json').set('Authorization', token);
-    expect(albums.body.data.data).toEqual(expect.arrayContaining([{ id: category.id, name: '旅行', intro: '', image_num: 1 }]));
+    expect(albums.body.data.data).toEqual(expect.arrayContaining([{ id: categoryId, name: '旅行', intro: '', image_num: 1 }]));
 
     const deleted = await request(svc.app).delete(`${SERVER}/api/v1/images/${key}`).set('Accept', 'application/json').set('Authorization', token);
     expect(deleted.status === 200 && deleted.body.status === true).toBe(true);

@@ -33,7 +33,7 @@ function ClientCard({ client }: { client: ClientName }) {
       ) : (
         <>
           {made.settings.length > 0 ? (
-            <dl class="facts">
+            <dl class="facts connect-facts">
               {made.settings.map((setting) => (
                 <div key={setting.field}>
                   <dt>{setting.field}</dt>
@@ -81,7 +81,7 @@ export function ConnectPage() {
         <section class="card-panel" aria-labelledby={`${id}-other`}>
           <h2 id={`${id}-other`}>{t('connectOther')}</h2>
           <p class="muted">{t('connectOtherLead')}</p>
-          <dl class="facts">
+          <dl class="facts connect-facts">
             {other.map(([name, url]) => (
               <div key={name}>
                 <dt>{name}</dt>
