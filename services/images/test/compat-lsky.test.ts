@@ -195,6 +195,8 @@ describe('Lsky 1.x (uPic, picgo-plugin-lankong V1)', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ code: 200, msg: '上传成功', data: { name: 'shot.webp', url: expect.stringMatching(/^http:\/\/img\.test\/i\/.+\.webp$/) } });
     expect(await publicBytes(svc, res.body.data.url)).not.toBeNull();
+    // A token per upload would pile up: 1.x gets a session, which expires.
+    expect(await svc.db('credentials').where({ kind: 'named' })).toEqual([]);
   });
 
   test('when the token header is wrong, then HTTP 200 (uPic reads any non-2xx as a transport error) with code 401 and msg 请先登录', async () => {

@@ -24,12 +24,11 @@ export function createLskyRoutes(deps: CompatDeps): express.Router {
     if (req.method === 'POST' && req.is('multipart/form-data')) await deps.receiver.fields(req, res);
     return fieldsOf(req.body);
   };
-  const signIn = async (req: Request, res: Response) => {
+  // Lsky asks for an email; here an account has a name, given as `email` (what clients send) or `name`.
+  const credentialsOf = async (req: Request, res: Response) => {
     const fields = await readFields(req, res);
-    // Lsky asks for an email; here an account has a name, given as `email` (what clients send) or `name`.
     const name = bodyText(fields, fields.email !== undefined ? 'email' : 'name');
-    const user = await deps.auth.checkSignIn({ name, password: bodyText(fields, 'password'), address: req.ip ?? 'unknown' });
-    return deps.account.createNamedToken({ user }, `Lsky Pro ${deps.formatTime(deps.clock()).slice(0, 16)}`);
+    return { name, password: bodyText(fields, 'password'), address: req.ip ?? 'unknown' };
   };
 
   router.use('/api/v1', (_req, res, next) => {
@@ -43,7 +42,9 @@ export function createLskyRoutes(deps: CompatDeps): express.Router {
 
   router.post('/api/v1/tokens', async (req, res) => {
     res.locals.metricsRoute = 'lsky_tokens';
-    const { token } = await signIn(req, res);
+    // A named token ("Lsky Pro <time>"), as a user asks once to paste it into a client; revocable on its own.
+    const user = await deps.auth.checkSignIn(await credentialsOf(req, res));
+    const { token } = await deps.account.createNamedToken({ user }, `Lsky Pro ${deps.formatTime(deps.clock()).slice(0, 16)}`);
     res.json(lskySuccess('success', { token }));
   });
 
@@ -112,7 +113,9 @@ export function createLskyRoutes(deps: CompatDeps): express.Router {
   // 1.x (uPic's Lsky Pro host, picgo-plugin-lankong "V1"): the token in a `token` header, the file in `image`.
   router.post('/api/token', async (req, res) => {
     res.locals.metricsRoute = 'lsky_tokens';
-    const { token } = await signIn(req, res);
+    // uPic asks before every upload: a session (it expires, and housekeeping removes it), not a named
+    // token that would pile up to the account's limit.
+    const { token } = await deps.auth.signIn(await credentialsOf(req, res));
     res.json(lskyV1Success('success', { token }));
   });
 
