@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { createTestUser, fixture, fixtureBytes, imageRows, openTestService, publicBytes, type TestService } from './support/harness';
+import { createTestUser, filesIn, fixture, fixtureBytes, imageRows, openTestService, publicBytes, type TestService } from './support/harness';
 
 /**
  * Chevereto's and EasyImage's upload APIs as their clients call them:
@@ -8,8 +8,9 @@ import { createTestUser, fixture, fixtureBytes, imageRows, openTestService, publ
  *   (or `image.url` with "direct URL"), the thumbnail `image.thumb.url`; a non-2xx is a failure.
  * - Scripts on Chevereto's documented API v1.1: `X-API-Key` header, `source` as base64 in a form
  *   field, `format=txt` for the bare URL; `error.message` on failure.
- * - EasyImage 2.x's api/index.php: multipart `token` and `image`; `result` is `success` with `url`,
- *   else `failed` with `code` (202 for a wrong token) and `message`.
+ * - EasyImage 2.x's api/index.php: multipart `token` and `image` (its own test form, api/apiTest,
+ *   sends `image` first); `result` is `success` with `url`, else `failed` with `code` (202 for a
+ *   wrong token) and `message`.
  */
 let svc: TestService;
 beforeAll(async () => {
@@ -106,10 +107,24 @@ describe('EasyImage', () => {
       result: 'success',
       code: 200,
       url: expect.stringMatching(/^http:\/\/img\.test\/i\/.+\.webp$/),
-      srcName: 'photo.webp',
+      srcName: 'photo',
       thumb: expect.stringContaining('/api/thumb.php?id=1&sig='),
       del: expect.stringContaining('/api/delete.php?id=1&sig='),
+      message: 'success',
     });
+  });
+
+  test('when the image comes before the token, as EasyImage’s own test form sends it, then it is stored; with a wrong token after it, 202 and nothing is kept', async () => {
+    const user = await createTestUser(svc.db);
+
+    const stored = await request(svc.app).post(EASYIMAGE).attach('image', fixture('alpha.png')).field('token', user.token);
+    expect(stored.body).toMatchObject({ result: 'success', code: 200, srcName: 'alpha' });
+    expect(await publicBytes(svc, stored.body.url)).toEqual(fixtureBytes('alpha.png'));
+
+    const refused = await request(svc.app).post(EASYIMAGE).attach('image', fixture('photo.webp')).field('token', 'wrong');
+    expect(refused.body).toEqual({ result: 'failed', code: 202, message: '请先登录' });
+    expect(await imageRows(svc.db)).toHaveLength(1);
+    expect(filesIn(svc.storageDir, 'tmp')).toEqual([]);
   });
 
   test('when the token is wrong, then result failed with code 202, and over quota code 403 with 存储空间不足', async () => {

@@ -26,6 +26,13 @@ export interface UploadPlaces {
   headerOrQuery: { present: boolean; token: string | undefined };
   bodyTokenField: string;
   fileField: string;
+  /**
+   * A body token may come after the file (EasyImage's own form sends `image`, then `token`): without a
+   * header or query credential the file is received up to the server's limit, and the token checked
+   * after the body (the file removed with the request when it is refused). Otherwise a file part with
+   * no credential before it is refused unread.
+   */
+  tokenAfterFile?: boolean;
 }
 
 /** The credential a compatible API's client sends as `Authorization: Bearer <token>` (or the bare token, as picgo-plugin-lankong users often paste it). */
@@ -120,7 +127,8 @@ export function createAuthenticate(deps: { auth: AuthService; receiver: UploadRe
         principal = await lookUp(presentedToken(fields[bodyTokenField]).token);
         return limitOf(principal);
       };
-      const body = await receipt.receive(req, res, limitOf(principal), principal ? undefined : bodyCredential, places.fileField);
+      const waitForCredential = principal || places.tokenAfterFile ? undefined : bodyCredential;
+      const body = await receipt.receive(req, res, limitOf(principal), waitForCredential, places.fileField);
       principal ??= await lookUp(presentedToken(body.fields[bodyTokenField]).token);
       return { principal, body };
     },

@@ -13,7 +13,8 @@ export const easyImageFailure: FailureShape = ({ key, message, status }) => ({
 
 /**
  * EasyImage 2.x's `POST /api/index.php` under `/compat/easyimage`: the file in `image`, the token in a
- * `token` field before it (or `?token=`). Its answer: `result`, `code`, `url`, `srcName`, `thumb`, `del`.
+ * `token` field (before or after it, as EasyImage's own test form sends it after) or `?token=`. Its
+ * answer: `result`, `code`, `url`, `srcName`, `thumb`, `del`, `message`.
  */
 export function createEasyImageRoutes(deps: CompatDeps): express.Router {
   const router = express.Router();
@@ -25,13 +26,15 @@ export function createEasyImageRoutes(deps: CompatDeps): express.Router {
   router.post('/api/index.php', async (req, res) => {
     res.locals.metricsRoute = 'easyimage_upload';
     const outcome = await runUpload(deps, async (receipt) => {
-      const places = { headerOrQuery: presentedToken(req.query.token), bodyTokenField: 'token', fileField: 'image' };
+      const places = { headerOrQuery: presentedToken(req.query.token), bodyTokenField: 'token', fileField: 'image', tokenAfterFile: true };
       const { principal, body } = await deps.authenticate.upload(req, res, receipt, places);
       if (!body.file || body.file.size === 0) throw new AppError('noFile', 200);
       return deps.uploads.upload({ principal, file: body.file });
     });
     const { image } = outcome;
-    res.json({ result: 'success', code: 200, url: image.url, srcName: image.original_name, thumb: image.thumb_url, del: image.links.delete });
+    // srcName is the uploaded name without its extension, as EasyImage's.
+    const srcName = image.original_name.replace(/\.[^.]*$/, '') || image.original_name;
+    res.json({ result: 'success', code: 200, url: image.url, srcName, thumb: image.thumb_url, del: image.links.delete, message: 'success' });
   });
 
   return router;
