@@ -435,6 +435,36 @@ describeReal(`platform through nginx (two replicas of each service, images on ${
     expect(await listTotal()).toBe(totalBefore + 1);
   });
 
+  test('when the Lsky, Chevereto and EasyImage clients send through nginx, then /compat/ reaches the image service and the file is served on /i/', async () => {
+    const jpeg = await photo(320, 240);
+    const file = () => new Blob([new Uint8Array(jpeg)], { type: 'image/jpeg' });
+    const lskyForm = new FormData();
+    lskyForm.append('file', file(), 'lsky.jpg');
+    lskyForm.append('ssl', 'true');
+    const lsky = await fetch(`${platform.baseUrl}/compat/lsky/api/v1/upload`, { method: 'POST', body: lskyForm, headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' } });
+    const lskyBody = (await lsky.json()) as { status: boolean; data: { key: string; links: { url: string } } };
+    expect(lskyBody.status).toBe(true);
+    const served = await fetch(lskyBody.data.links.url);
+    expect(Buffer.from(await served.arrayBuffer()).equals(jpeg)).toBe(true);
+    const deleted = await fetch(`${platform.baseUrl}/compat/lsky/api/v1/images/:${lskyBody.data.key}`, { method: 'DELETE', headers: { Authorization: `Bearer ${token}` } });
+    expect(await deleted.json()).toEqual({ status: true, message: '删除成功', data: {} });
+    expect((await fetch(lskyBody.data.links.url)).status).toBe(404);
+
+    const cheveretoForm = new FormData();
+    cheveretoForm.append('key', token);
+    cheveretoForm.append('format', 'txt');
+    cheveretoForm.append('source', file(), 'chevereto.jpg');
+    const chevereto = await fetch(`${platform.baseUrl}/compat/chevereto/api/1/upload`, { method: 'POST', body: cheveretoForm });
+    expect((await fetch(await chevereto.text())).status).toBe(200);
+
+    const easyForm = new FormData();
+    easyForm.append('token', token);
+    easyForm.append('image', file(), 'easy.jpg');
+    const easy = (await (await fetch(`${platform.baseUrl}/compat/easyimage/api/index.php`, { method: 'POST', body: easyForm })).json()) as { result: string; url: string };
+    expect(easy.result).toBe('success');
+    expect((await fetch(easy.url)).status).toBe(200);
+  });
+
   test('when an upload is over the nginx body limit, then nginx answers in the images envelope and nothing is stored', async () => {
     const totalBefore = await listTotal();
     const usedBefore = await usedBytes();

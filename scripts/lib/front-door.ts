@@ -29,9 +29,9 @@ export interface FrontDoorDeps {
   };
 }
 
-/** Paths the image-hosting service owns (nginx: `location = /api/image.php`, `~ ^/api/(thumb|delete)\.php$`, `/i/`). */
+/** Paths the image-hosting service owns (nginx: `location = /api/image.php`, `~ ^/api/(thumb|delete)\.php$`, `/i/`, `/compat/`). */
 export function isImagesPath(pathname: string): boolean {
-  return pathname === '/api/image.php' || pathname === '/api/thumb.php' || pathname === '/api/delete.php' || pathname.startsWith('/i/');
+  return pathname === '/api/image.php' || pathname === '/api/thumb.php' || pathname === '/api/delete.php' || pathname.startsWith('/i/') || pathname.startsWith('/compat/');
 }
 
 /**

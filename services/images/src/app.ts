@@ -10,6 +10,8 @@ import { createTokenVault } from './auth/token-vault';
 import { createCategoriesRepository } from './categories/categories-repository';
 import { createCategoriesService } from './categories/categories-service';
 import type { ImagesConfig } from './config';
+import { createAuthenticate } from './http/authenticate';
+import { createCompatRoutes } from './http/compat/compat-routes';
 import { drainUnreadBody } from './http/drain-request';
 import { errorMiddleware, notFound } from './http/error-middleware';
 import { createImageRoutes } from './http/image-routes';
@@ -155,14 +157,21 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   // Small bodies only: files go through multipart, which has its own limits.
   app.use('/api/image.php', express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 50 }));
   app.use('/api/image.php', express.json({ limit: '64kb' }));
+  const receiver = createUploadReceiver(deps.storage.temp, { memoryBytes: deps.config.uploadMemoryBytes });
+  const clock = deps.clock ?? (() => new Date());
+  const maxUploadBytes = deps.config.maxUploadBytes;
+  app.use(createImageRoutes({ ...services, receiver, metrics, maxUploadBytes, formatTime: services.formatTime, clock }));
   app.use(
-    createImageRoutes({
+    createCompatRoutes({
       ...services,
-      receiver: createUploadReceiver(deps.storage.temp, { memoryBytes: deps.config.uploadMemoryBytes }),
+      authenticate: createAuthenticate({ auth: services.auth, receiver, maxUploadBytes, clock }),
+      receiver,
       metrics,
-      maxUploadBytes: deps.config.maxUploadBytes,
+      maxUploadBytes,
+      publicBaseUrl: deps.config.publicBaseUrl,
+      storageName: deps.storage.backend,
       formatTime: services.formatTime,
-      clock: deps.clock ?? (() => new Date()),
+      clock,
     }),
   );
 

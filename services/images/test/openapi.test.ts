@@ -518,6 +518,91 @@ describe("requests Node's HTTP parser refuses", () => {
   });
 });
 
+describe('the compatible APIs (compat/)', () => {
+  const LSKY = '/compat/lsky';
+  const at = (path: string, method: string): SpecTarget => ({ path, method });
+
+  test('when each Lsky 2.x route answers a success and its refusal, then both match the document', async () => {
+    const user = await createTestUser(svc.db, 'lsky', undefined, { password: 'correct horse battery' });
+    const bearer = `Bearer ${user.token}`;
+    const token = await request(svc.app).post(`${LSKY}/api/v1/tokens`).send({ email: 'lsky', password: 'correct horse battery' });
+    expect(token.body.status).toBe(true);
+    spec.expectResponseMatchesSpec(token, at(`${LSKY}/api/v1/tokens`, 'post'));
+
+    const uploaded = await request(svc.app).post(`${LSKY}/api/v1/upload`).set('Authorization', bearer).attach('file', fixture('tiny.png'));
+    expect(uploaded.body.status).toBe(true);
+    spec.expectResponseMatchesSpec(uploaded, at(`${LSKY}/api/v1/upload`, 'post'));
+    const refused = await request(svc.app).post(`${LSKY}/api/v1/upload`).set('Authorization', 'Bearer wrong').attach('file', fixture('tiny.png'));
+    expect(refused.status).toBe(401);
+    spec.expectResponseMatchesSpec(refused, at(`${LSKY}/api/v1/upload`, 'post'));
+
+    for (const path of ['/api/v1/images', '/api/v1/albums', '/api/v1/profile']) {
+      const ok = await request(svc.app).get(`${LSKY}${path}`).set('Authorization', bearer);
+      expect(ok.body.status).toBe(true);
+      spec.expectResponseMatchesSpec(ok, at(`${LSKY}${path}`, 'get'));
+      const anonymous = await request(svc.app).get(`${LSKY}${path}`);
+      expect(anonymous.status).toBe(401);
+      spec.expectResponseMatchesSpec(anonymous, at(`${LSKY}${path}`, 'get'));
+    }
+    const strategies = await request(svc.app).get(`${LSKY}/api/v1/strategies`);
+    spec.expectResponseMatchesSpec(strategies, at(`${LSKY}/api/v1/strategies`, 'get'));
+
+    const deleteTarget = at(`${LSKY}/api/v1/images/{key}`, 'delete');
+    const deleted = await request(svc.app).delete(`${LSKY}/api/v1/images/:${uploaded.body.data.key}`).set('Authorization', bearer);
+    expect(deleted.body).toEqual({ status: true, message: '删除成功', data: {} });
+    spec.expectResponseMatchesSpec(deleted, deleteTarget);
+    const anonymousDelete = await request(svc.app).delete(`${LSKY}/api/v1/images/1`);
+    expect(anonymousDelete.status).toBe(401);
+    spec.expectResponseMatchesSpec(anonymousDelete, deleteTarget);
+  });
+
+  test('when Lsky token requests keep failing for one account, then 429 with Lsky’s answer', async () => {
+    await createTestUser(svc.db, 'guessed', undefined, { password: 'correct horse battery' });
+    let res: request.Response | undefined;
+    for (let attempt = 0; attempt < 10 && res?.status !== 429; attempt += 1) {
+      res = await request(svc.app).post(`${LSKY}/api/v1/tokens`).send({ email: 'guessed', password: `wrong ${attempt}` });
+    }
+    expect(res!.status).toBe(429);
+    expect(res!.body).toEqual({ status: false, message: Messages.signInThrottled, data: {} });
+    spec.expectResponseMatchesSpec(res!, at(`${LSKY}/api/v1/tokens`, 'post'));
+  });
+
+  test('when Lsky 1.x, Chevereto and EasyImage answer, then their successes and refusals match the document', async () => {
+    const user = await createTestUser(svc.db, 'old', undefined, { password: 'correct horse battery' });
+    const v1Token = await request(svc.app).post(`${LSKY}/api/token`).field('email', 'old').field('password', 'correct horse battery');
+    spec.expectResponseMatchesSpec(v1Token, at(`${LSKY}/api/token`, 'post'));
+    const v1Upload = await request(svc.app).post(`${LSKY}/api/upload`).set('token', user.token).attach('image', fixture('tiny.png'));
+    expect(v1Upload.body.code).toBe(200);
+    spec.expectResponseMatchesSpec(v1Upload, at(`${LSKY}/api/upload`, 'post'));
+
+    const chevereto = at('/compat/chevereto/api/1/upload', 'post');
+    for (const format of ['json', 'txt', 'redirect']) {
+      const res = await request(svc.app).post(`/compat/chevereto/api/1/upload?format=${format}`).set('X-API-Key', user.token).attach('source', fixture('tiny.png'));
+      expect(res.status).toBe(format === 'redirect' ? 302 : 200);
+      spec.expectResponseMatchesSpec(res, chevereto);
+    }
+    const badKey = await request(svc.app).post('/compat/chevereto/api/1/upload').set('X-API-Key', 'wrong').attach('source', fixture('tiny.png'));
+    expect(badKey.status).toBe(400);
+    spec.expectResponseMatchesSpec(badKey, chevereto);
+
+    const easy = await request(svc.app).post('/compat/easyimage/api/index.php').field('token', user.token).attach('image', fixture('tiny.png'));
+    expect(easy.body.result).toBe('success');
+    spec.expectResponseMatchesSpec(easy, at('/compat/easyimage/api/index.php', 'post'));
+  });
+
+  const parserRefused: Array<[string, string]> = [
+    ['GET', '/compat/lsky/api/v1/strategies'],
+    ['POST', '/compat/lsky/api/token'],
+    ['POST', '/compat/lsky/api/upload'],
+    ['POST', '/compat/easyimage/api/index.php'],
+  ];
+  test.each(parserRefused)('when %s %s has headers over 16 KB, then 431 请求格式错误 matches its 4XX', async (method, url) => {
+    const res = await rawExchange(svc.server, `${method} ${url} HTTP/1.1\r\nHost: localhost\r\nX-Filler: ${'f'.repeat(20 * 1024)}\r\n\r\n`);
+    expect(res.status).toBe(431);
+    spec.expectResponseMatchesSpec(res, { path: url, method });
+  });
+});
+
 test('when every test above has run, then every documented operation, status and action was checked against a real answer', () => {
   // /i/… is served by nginx or the embedded front door, never by this app (the e2e tests cover it).
   // /i/ is served by nginx or the front door, not by this app; a full disk needs a filesystem of its

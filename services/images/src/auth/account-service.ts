@@ -23,7 +23,7 @@ export function createAccountService(deps: {
 }) {
   const { credentials, userAdmin, formatTime } = deps;
 
-  async function createNamedToken(principal: Principal, name: string) {
+  async function createNamedToken(principal: Pick<Principal, 'user'>, name: string) {
     const token = generateToken();
     const created = await credentials.createNamed(principal.user.id, name, hashToken(token), MAX_NAMED_TOKENS);
     if (!created) throw new AppError('tooManyTokens', 200);

@@ -50,6 +50,22 @@ export function createAuthService(deps: {
     return { token, expiresAt, user };
   }
 
+  /** Name and password → the user, with every check a sign-in makes (limits, password, disabled account). */
+  async function checkSignIn(input: { name: string; password: string; address: string }): Promise<UserRow> {
+    if (input.name.trim() === '' || input.password === '') throw new AppError('credentialsRequired', 200);
+    const byAddress = await limiter.countAttempt(input.address);
+    if (!byAddress.allowed) throw throttled(byAddress);
+    const byAccount = await limiter.takePasswordCheck(input.name);
+    if (!byAccount.allowed) throw throttled(byAccount);
+    const found = await users.findForSignIn(input.name);
+    const matches = await verifyPassword(input.password, found?.passwordHash ?? (await unknownUserHash));
+    if (!found || !found.passwordHash || !matches) throw new AppError('invalidCredentials', 200);
+    await limiter.passwordAccepted(input.name);
+    if (found.user.disabled) throw new AppError('accountDisabled', 200);
+    if (needsRehash(found.passwordHash)) await users.setPasswordHash(found.user.id, await hashPassword(input.password), null);
+    return found.user;
+  }
+
   return {
     /** The principal of a credential; `请先登录` for a missing, unknown, revoked, expired or disabled one alike. */
     async authenticate(token: string | undefined): Promise<Principal> {
@@ -70,19 +86,11 @@ export function createAuthService(deps: {
      * older cost is replaced with one at today's.
      */
     async signIn(input: { name: string; password: string; address: string }): Promise<SignedIn> {
-      if (input.name.trim() === '' || input.password === '') throw new AppError('credentialsRequired', 200);
-      const byAddress = await limiter.countAttempt(input.address);
-      if (!byAddress.allowed) throw throttled(byAddress);
-      const byAccount = await limiter.takePasswordCheck(input.name);
-      if (!byAccount.allowed) throw throttled(byAccount);
-      const found = await users.findForSignIn(input.name);
-      const matches = await verifyPassword(input.password, found?.passwordHash ?? (await unknownUserHash));
-      if (!found || !found.passwordHash || !matches) throw new AppError('invalidCredentials', 200);
-      await limiter.passwordAccepted(input.name);
-      if (found.user.disabled) throw new AppError('accountDisabled', 200);
-      if (needsRehash(found.passwordHash)) await users.setPasswordHash(found.user.id, await hashPassword(input.password), null);
-      return startSession(found.user);
+      return startSession(await checkSignIn(input));
     },
+
+    /** A sign-in's checks without the session (a compatible API's token request: compat/lsky-routes.ts). */
+    checkSignIn,
 
     /**
      * Whether `password` is the user's, counted as a sign-in's check of it is (a session holder

@@ -18,6 +18,30 @@ const MAX_RECALLED = 10_000;
 /** Longest credential worth hashing: real ones are 43 characters (as auth-service refuses longer). */
 const MAX_TOKEN_LENGTH = 256;
 
+/**
+ * Where an upload's credential and file are: the service's own API reads `X-API-Token` or `?token=`,
+ * else the `token` field, and the file from `file`; the compatible APIs (compat/) name their own.
+ */
+export interface UploadPlaces {
+  headerOrQuery: { present: boolean; token: string | undefined };
+  bodyTokenField: string;
+  fileField: string;
+  /**
+   * A body token may come after the file (EasyImage's own form sends `image`, then `token`): without a
+   * header or query credential the file is received up to the server's limit, and the token checked
+   * after the body (the file removed with the request when it is refused). Otherwise a file part with
+   * no credential before it is refused unread.
+   */
+  tokenAfterFile?: boolean;
+}
+
+/** The credential a compatible API's client sends as `Authorization: Bearer <token>` (or the bare token, as picgo-plugin-lankong users often paste it). */
+export function bearerToken(authorization: string | undefined): string | undefined {
+  if (authorization === undefined) return undefined;
+  const match = /^\s*Bearer\s+(.*?)\s*$/i.exec(authorization);
+  return match ? match[1] : authorization.trim();
+}
+
 /** The account area needs a signed-in session; the admin actions, an admin's. */
 function requireAccess(action: ActionName, principal: Principal): void {
   const access = ACTIONS[action].access;
@@ -90,17 +114,31 @@ export function createAuthenticate(deps: { auth: AuthService; receiver: UploadRe
      * refused unread (请先登录), and one after a body token is held to that user's group limit, as with
      * a header token. A body without a file part has its token checked after the body.
      */
-    async upload(req: Request, res: Response, receipt: ReturnType<UploadReceiver['upload']>): Promise<{ principal: Principal; body: ReceivedBody }> {
+    async upload(
+      req: Request,
+      res: Response,
+      receipt: ReturnType<UploadReceiver['upload']>,
+      places: UploadPlaces = { headerOrQuery: presentedToken(req.get('x-api-token'), req.query.token), bodyTokenField: 'token', fileField: 'file' },
+    ): Promise<{ principal: Principal; body: ReceivedBody }> {
       const limitOf = (principal: Principal | undefined) => Math.min(principal?.user.maxFileSize ?? deps.maxUploadBytes, deps.maxUploadBytes);
-      const headerOrQuery = presentedToken(req.get('x-api-token'), req.query.token);
+      const { headerOrQuery, bodyTokenField } = places;
       let principal = headerOrQuery.present ? await lookUp(headerOrQuery.token) : undefined;
       const bodyCredential = async (fields: Record<string, unknown>): Promise<number> => {
-        principal = await lookUp(presentedToken(fields.token).token);
+        principal = await lookUp(presentedToken(fields[bodyTokenField]).token);
         return limitOf(principal);
       };
-      const body = await receipt.receive(req, res, limitOf(principal), principal ? undefined : bodyCredential);
-      principal ??= await lookUp(presentedToken(body.fields.token).token);
+      const waitForCredential = principal || places.tokenAfterFile ? undefined : bodyCredential;
+      const body = await receipt.receive(req, res, limitOf(principal), waitForCredential, places.fileField);
+      principal ??= await lookUp(presentedToken(body.fields[bodyTokenField]).token);
       return { principal, body };
+    },
+
+    /**
+     * The principal of a credential a compatible API read from its own place (a Bearer header, an
+     * `X-API-Key`, a body field): the same lookup, for any credential of the user.
+     */
+    async token(presented: { token: string | undefined }): Promise<Principal> {
+      return lookUp(presented.token);
     },
   };
 }

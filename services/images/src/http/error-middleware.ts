@@ -1,9 +1,15 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { requestLog } from '@platform/kit';
 import { AppError } from '../errors/app-error';
-import { Messages, messageText } from '../errors/messages';
+import { messageText, type MessageKey } from '../errors/messages';
 import { fail } from './envelope';
 import { refusalStatus, wantsHttpErrors } from './refusal-status';
+
+/**
+ * How a compatible API (compat/) answers a failure in its own clients' shape; its router puts it in
+ * `res.locals.failureShape`. Given the refusal's key, text and the status this service would use.
+ */
+export type FailureShape = (failure: { key: MessageKey; message: string; status: number }) => { status: number; body: unknown };
 
 /** Any path no route answers. */
 export const notFound: RequestHandler = (_req, _res, next) => {
@@ -30,18 +36,25 @@ export const errorMiddleware: ErrorRequestHandler = (error, req, res, _next) => 
     res.destroy();
     return;
   }
+  const shape = res.locals.failureShape as FailureShape | undefined;
+  const answer = (key: MessageKey, status: number) => {
+    const failure = { key, message: messageText(key), status };
+    const shaped = shape ? shape(failure) : { status, body: fail(failure.message) };
+    res.status(shaped.status).json(shaped.body);
+  };
   const expected = error instanceof AppError ? error : bodyRefusal(error ?? {});
   if (expected) {
     // A refusal the contract answers with 200 takes its own status when the client opted in.
     const status = expected.status === 200 && wantsHttpErrors(req) ? refusalStatus(expected.key) : expected.status;
-    res.set(expected.headers).status(status).json(fail(messageText(expected.key)));
+    res.set(expected.headers);
+    answer(expected.key, status);
     return;
   }
   if (isStorageFull(error)) {
     requestLog(req)?.error({ err: error }, 'storage full: the request was refused and undone');
-    res.status(507).json(fail(Messages.storageFull));
+    answer('storageFull', 507);
     return;
   }
   requestLog(req)?.error({ err: error }, 'unexpected fault');
-  res.status(500).json(fail(Messages.internalError));
+  answer('internalError', 500);
 };

@@ -7,7 +7,7 @@ import { Messages } from '../errors/messages';
 import type { BinService } from '../images/bin-service';
 import type { ThumbnailService } from '../images/thumbnail-service';
 import type { UploadOutcome as StoredUpload, UploadService } from '../images/upload-service';
-import type { Metrics, UploadOutcome } from '../metrics/metrics';
+import type { Metrics } from '../metrics/metrics';
 import { createAccountActions } from './account-actions';
 import type { ActionHandler } from './actions';
 import { createAdminActions } from './admin-actions';
@@ -17,6 +17,7 @@ import { ok } from './envelope';
 import { createImageActions } from './image-actions';
 import { fieldsOf, parseAction, parseIdempotencyKey, parseOptionalId, parseSignedLink, type ActionName } from './image-params';
 import type { UploadReceiver } from './upload-receiver';
+import { runUpload } from './run-upload';
 
 /**
  * What the routes need: what each action table needs (so a use case added to one of them reaches the
@@ -36,24 +37,6 @@ export type ImageRoutesDeps = Parameters<typeof createImageActions>[0] &
     clock: () => Date;
   };
 
-function uploadOutcome(error: unknown): UploadOutcome {
-  if (!(error instanceof AppError)) return 'failed';
-  switch (error.key) {
-    case 'notLoggedIn':
-      return 'rejected_auth';
-    case 'fileTooLarge':
-      return 'rejected_size';
-    case 'quotaExceeded':
-      return 'rejected_quota';
-    case 'unsupportedType':
-    case 'tooManyPixels':
-    case 'corruptImage':
-      return 'rejected_type';
-    default:
-      return 'rejected_input';
-  }
-}
-
 export function createImageRoutes(deps: ImageRoutesDeps): express.Router {
   const authenticate = createAuthenticate(deps);
   const router = express.Router();
@@ -68,19 +51,7 @@ export function createImageRoutes(deps: ImageRoutesDeps): express.Router {
    * the one `finally` (the upload service moves the accepted file into the store first).
    */
   async function upload(req: Request, res: Response): Promise<void> {
-    const receipt = deps.receiver.upload();
-    let outcome;
-    try {
-      outcome = await receiveAndStore(req, res, receipt);
-      deps.metrics.countUpload(outcome.replayed ? 'replayed' : 'stored');
-      if (outcome.madeThumbnail) deps.metrics.countThumbnail();
-    } catch (error) {
-      deps.metrics.countUpload(uploadOutcome(error));
-      throw error;
-    } finally {
-      // Before any answer goes out: a client that reads the answer finds nothing left in tmp/.
-      await receipt.discard();
-    }
+    const outcome = await runUpload(deps, (receipt) => receiveAndStore(req, res, receipt));
     res.json(ok(Messages.uploaded, outcome.image));
   }
 

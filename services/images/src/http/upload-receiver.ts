@@ -33,10 +33,10 @@ export interface ReceivedBody {
 
 type FileDone = Parameters<multer.StorageEngine['_handleFile']>[2];
 
-function refusalForMulterError(error: multer.MulterError, expectsFile: boolean): MessageKey {
+function refusalForMulterError(error: multer.MulterError, fileField: string | undefined): MessageKey {
   if (error.code === 'LIMIT_FILE_SIZE') return 'fileTooLarge';
-  // A file part under another name than `file` is the "wrong field name" case of an upload.
-  if (expectsFile && error.code === 'LIMIT_UNEXPECTED_FILE' && error.field !== 'file') return 'noFile';
+  // A file part under another name than the upload's file field is the "wrong field name" case of an upload.
+  if (fileField !== undefined && error.code === 'LIMIT_UNEXPECTED_FILE' && error.field !== fileField) return 'noFile';
   return 'badParameter';
 }
 
@@ -57,12 +57,12 @@ function sizeLimited(limit: number): Transform {
 }
 
 /** Runs a multer middleware as a promise; multer's and busboy's refusals become the envelope's messages. */
-function runMultipart(handler: (req: Request, res: Response, next: (error?: unknown) => void) => void, req: Request, res: Response, expectsFile: boolean): Promise<void> {
+function runMultipart(handler: (req: Request, res: Response, next: (error?: unknown) => void) => void, req: Request, res: Response, fileField: string | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     handler(req, res, (error?: unknown) => {
       if (!error) return resolve();
       if (error instanceof AppError || isSystemError(error)) return reject(error);
-      if (error instanceof multer.MulterError) return reject(new AppError(refusalForMulterError(error, expectsFile), 200));
+      if (error instanceof multer.MulterError) return reject(new AppError(refusalForMulterError(error, fileField), 200));
       // "Unexpected end of form", "Malformed part header", "Multipart: Boundary not found", ...
       reject(new AppError('malformedRequest', 200));
     });
@@ -89,7 +89,7 @@ export function createUploadReceiver(temp: TempFiles, options: { memoryBytes: nu
 
   return {
     async fields(req: Request, res: Response): Promise<void> {
-      await runMultipart(fieldsOnly, req, res, false);
+      await runMultipart(fieldsOnly, req, res, undefined);
     },
 
     /** A receipt for one upload request; call `discard()` when the request is over. */
@@ -154,9 +154,10 @@ export function createUploadReceiver(temp: TempFiles, options: { memoryBytes: nu
          * credential from the fields before it, and is held to the limit it gives; when it refuses,
          * the file part is left unread and unwritten, the body stops being parsed, and this rejects
          * with the refusal at once: the error handler then reads at most
-         * UNREAD_BODY_BYTES_WITHOUT_CREDENTIAL more of the body before answering.
+         * UNREAD_BODY_BYTES_WITHOUT_CREDENTIAL more of the body before answering. `fileField` names the
+         * file part (`file`; the compatible APIs' own names: `image`, `source`).
          */
-        async receive(req: Request, res: Response, fileSizeLimit: number, credentialAtFile?: CredentialAtFilePart): Promise<ReceivedBody> {
+        async receive(req: Request, res: Response, fileSizeLimit: number, credentialAtFile?: CredentialAtFilePart, fileField = 'file'): Promise<ReceivedBody> {
           const length = Number(req.headers['content-length']); // NaN without the header
           if (length > 0 && length <= MAX_BODY_IN_MEMORY && memoryHeld + length <= options.memoryBytes) {
             bodyInMemory = length;
@@ -175,10 +176,10 @@ export function createUploadReceiver(temp: TempFiles, options: { memoryBytes: nu
           try {
             await Promise.race([
               runMultipart(
-                multer({ storage: engine, limits: { ...multipartLimits, fileSize: fileSizeLimit, files: 1 }, defParamCharset: 'utf8' }).single('file'),
+                multer({ storage: engine, limits: { ...multipartLimits, fileSize: fileSizeLimit, files: 1 }, defParamCharset: 'utf8' }).single(fileField),
                 req,
                 res,
-                true,
+                fileField,
               ),
               refused,
             ]);
@@ -187,6 +188,10 @@ export function createUploadReceiver(temp: TempFiles, options: { memoryBytes: nu
           }
           const file = req.file ? { input: req.file.buffer ?? req.file.path, size: req.file.size, originalName: req.file.originalname, newTempPath, storedAway } : undefined;
           return { fields: req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {}, file };
+        },
+        /** An upload that arrived as bytes in a text field (Chevereto's base64 `source`), as a received file. */
+        fromBytes(bytes: Buffer, originalName: string): ReceivedFile {
+          return { input: bytes, size: bytes.length, originalName, newTempPath, storedAway };
         },
         /**
          * Removes every temp file this upload made that was not moved into the store. A request that

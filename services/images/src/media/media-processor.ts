@@ -54,6 +54,11 @@ const FORMAT_DETAILS: Record<ImageFormat, { extension: string; mimeType: string 
   heic: { extension: 'heic', mimeType: 'image/heic' },
 };
 
+/** The Content-Type of a stored file's extension (as its URL ends); octet-stream for anything else. */
+export function mimeTypeOfExtension(extension: string): string {
+  return Object.values(FORMAT_DETAILS).find((details) => details.extension === extension)?.mimeType ?? 'application/octet-stream';
+}
+
 /** HEIC needs an HEVC decoder, which libvips has only when built with one (sharp's prebuilt one is not). */
 export function canDecodeHeic(): boolean {
   return sharp.format.heif?.input.fileSuffix?.includes('.heic') ?? false;

@@ -8,6 +8,7 @@ import { AccountPage } from './pages/account';
 import { AdminPage } from './pages/admin';
 import { BinPage } from './pages/bin';
 import { CategoriesPage } from './pages/categories';
+import { ConnectPage } from './pages/connect';
 import { GalleryPage } from './pages/gallery';
 import { NotFoundPage } from './pages/not-found';
 import { SignInPage } from './pages/sign-in';
@@ -35,18 +36,20 @@ const TITLES: Record<RouteName, MessageKey> = {
   bin: 'binTitle',
   categories: 'categoriesTitle',
   account: 'accountTitle',
+  connect: 'connectTitle',
   admin: 'adminTitle',
   'sign-in': 'signInTitle',
   register: 'registerTitle',
   'not-found': 'notFoundTitle',
 };
 
-const NAV: Array<{ route: 'upload' | 'gallery' | 'bin' | 'categories' | 'account' | 'admin'; label: MessageKey; adminOnly?: boolean }> = [
+const NAV: Array<{ route: 'upload' | 'gallery' | 'bin' | 'categories' | 'account' | 'connect' | 'admin'; label: MessageKey; adminOnly?: boolean }> = [
   { route: 'upload', label: 'navUpload' },
   { route: 'gallery', label: 'navGallery' },
   { route: 'categories', label: 'navCategories' },
   { route: 'bin', label: 'navBin' },
   { route: 'account', label: 'navAccount' },
+  { route: 'connect', label: 'navConnect' },
   { route: 'admin', label: 'navAdmin', adminOnly: true },
 ];
 
@@ -146,6 +149,8 @@ export function App({ api, sessions, storage }: { api: ApiClient; sessions: Sess
         return <CategoriesPage />;
       case 'account':
         return <AccountPage />;
+      case 'connect':
+        return <ConnectPage />;
       case 'admin':
         return session.user.is_admin ? <AdminPage /> : <NotFoundPage />;
       default:

@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 /** The app lives under /app/; each page is a path below it (nginx and the front door answer every one with index.html). */
 export const BASE = '/app/';
 
-export type RouteName = 'gallery' | 'upload' | 'bin' | 'categories' | 'account' | 'admin' | 'sign-in' | 'register' | 'not-found';
+export type RouteName = 'gallery' | 'upload' | 'bin' | 'categories' | 'account' | 'connect' | 'admin' | 'sign-in' | 'register' | 'not-found';
 
 const PATHS: Record<Exclude<RouteName, 'not-found'>, string> = {
   gallery: '',
@@ -11,6 +11,7 @@ const PATHS: Record<Exclude<RouteName, 'not-found'>, string> = {
   bin: 'bin',
   categories: 'categories',
   account: 'account',
+  connect: 'connect',
   admin: 'admin',
   'sign-in': 'sign-in',
   register: 'register',

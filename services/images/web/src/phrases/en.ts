@@ -1,3 +1,4 @@
+import { connectEn } from './connect';
 import type { MessageKey } from './zh';
 
 /** The app's words in English: every key of the Chinese table. */
@@ -214,4 +215,5 @@ export const en: Record<MessageKey, string> = {
   previousPage: 'Previous',
   nextPage: 'Next',
   pageOf: 'Page {page} of {pages}',
+  ...connectEn,
 };

@@ -1,3 +1,4 @@
+import { connectZh } from './connect';
 /** The app's words in Chinese, the API's own language and the app's first; every other language has these keys. */
 export const zh = {
   appName: '图床',
@@ -212,6 +213,7 @@ export const zh = {
   previousPage: '上一页',
   nextPage: '下一页',
   pageOf: '第 {page} / {pages} 页',
+  ...connectZh,
 };
 
 export type MessageKey = keyof typeof zh;

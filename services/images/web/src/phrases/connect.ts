@@ -1,0 +1,36 @@
+/** The words of the "connect your client" page (pages/connect.tsx), spread into zh.ts and en.ts. */
+export const connectZh = {
+  navConnect: '连接客户端',
+  connectTitle: '连接你的客户端',
+  connectLead: '为每个客户端创建单独的令牌，之后可以在“账户”页逐个撤销。点击“生成设置”后把下面的值填进客户端，或复制整段配置。',
+  connectCreate: '生成设置',
+  connectCreated: '已为 {client} 创建令牌「{name}」',
+  connectWhole: '完整配置',
+  connectShell: '命令',
+  connectOther: '其他图床的接口',
+  connectOtherLead: '为 Lsky Pro、Chevereto、EasyImage 写的工具和脚本，把服务器地址换成下面的地址即可（令牌用上面生成的任意一个）：',
+  client_picgoLsky: 'PicGo + 兰空图床插件（picgo-plugin-lankong）',
+  client_piclistLsky: 'PicList 内置的兰空图床',
+  client_picgoWeb: 'PicGo / PicList + web-uploader 插件',
+  client_upic: 'uPic（自定义图床）',
+  client_flameshot: 'Flameshot 截图后上传',
+  client_cli: 'Typora / Obsidian（命令行上传工具 upload）',
+};
+
+export const connectEn: Record<keyof typeof connectZh, string> = {
+  navConnect: 'Clients',
+  connectTitle: 'Connect your client',
+  connectLead: 'Each client gets a token of its own, which you can revoke on its own on the Account page. Press “Create settings”, then copy the values into the client, or the whole block.',
+  connectCreate: 'Create settings',
+  connectCreated: 'Token “{name}” created for {client}',
+  connectWhole: 'Whole config',
+  connectShell: 'Command',
+  connectOther: 'Other hosts’ APIs',
+  connectOtherLead: 'Tools and scripts written for Lsky Pro, Chevereto or EasyImage work with their server URL set to these (with any token made above):',
+  client_picgoLsky: 'PicGo + the Lsky Pro plugin (picgo-plugin-lankong)',
+  client_piclistLsky: 'PicList’s built-in Lsky Pro uploader',
+  client_picgoWeb: 'PicGo / PicList + the web-uploader plugin',
+  client_upic: 'uPic (custom host)',
+  client_flameshot: 'Flameshot: capture and upload',
+  client_cli: 'Typora / Obsidian (the upload command-line tool)',
+};
