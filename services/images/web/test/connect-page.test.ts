@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { describeWithChromium, launchChromium, screenshotDir, seriousAxeViolations, watchForProblems } from './support/browser';
+import { describeWithChromium, launchChromium, seriousAxeViolations } from '@platform/kit/testing';
+import { screenshotDir, watchForProblems } from './support/browser';
 import { sampleImage } from './support/sample-images';
 import { startWebPlatform, type WebPlatform } from './support/web-platform';
 
@@ -23,7 +24,7 @@ describeWithChromium('the connect-your-client page', () => {
   beforeAll(async () => {
     platform = await startWebPlatform();
     await platform.services.userAdmin.createUser({ name: 'carol', password: PASSWORD });
-    browser = await launchChromium();
+    browser = await launchChromium({ args: ['--lang=zh-CN'] });
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'zh-CN' });
     ({ problems } = watchForProblems(context));
     page = await context.newPage();
