@@ -37,6 +37,11 @@ export interface Platform {
    * `envChanges` apply to this start only.
    */
   restartReplica(replica: Replica, envChanges?: NodeJS.ProcessEnv): Promise<void>;
+  /**
+   * Replaces the replica as an orchestrator does in a rolling restart: SIGTERM, wait for the process
+   * to exit (its exit code is returned), start it again on its port, resolve once its /readyz answers 200.
+   */
+  replaceReplica(replica: Replica): Promise<number | null>;
   imagesDatabaseUrl: string;
   toolsDatabaseUrl: string;
   storageDir: string;
@@ -53,6 +58,8 @@ export interface PlatformOptions {
   clientMaxBodySize: string;
   /** Default: TEST_STORAGE (s3 runs the images service on a bucket of an S3 server started here). */
   storage?: 'local' | 's3';
+  /** Settings added to every replica's environment. */
+  env?: { images?: NodeJS.ProcessEnv; tools?: NodeJS.ProcessEnv };
 }
 
 /** The storage backend the e2e suite runs the images service on: TEST_STORAGE=s3 for the bucket. */
@@ -284,6 +291,7 @@ export async function startPlatform(real: RealServices, options: PlatformOptions
       TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
       LOG_LEVEL: 'info',
       SHUTDOWN_TIMEOUT_MS: '5000',
+      ...options.env?.images,
       ...(bucket
         ? {
             STORAGE_BACKEND: 's3',
@@ -305,6 +313,7 @@ export async function startPlatform(real: RealServices, options: PlatformOptions
       RATE_LIMIT_KEY_PREFIX: redisPrefix,
       LOG_LEVEL: 'info',
       SHUTDOWN_TIMEOUT_MS: '5000',
+      ...options.env?.tools,
     };
 
     // All replicas start at once on empty databases: the migrations race, as in
@@ -362,6 +371,14 @@ export async function startPlatform(real: RealServices, options: PlatformOptions
       await waitForReady(replica);
     };
 
+    const replaceReplica = async (replica: Replica): Promise<number | null> => {
+      const code = await stopProcess(replica.process, 'SIGTERM');
+      const { script, env } = launchOf.get(replica)!;
+      Object.assign(replica, spawnReplica(script, env, replica.port));
+      await waitForReady(replica);
+      return code;
+    };
+
     return {
       baseUrl,
       accessLog: () => readFileSync(accessLogFile, 'utf8').split('\n').filter(Boolean),
@@ -370,6 +387,7 @@ export async function startPlatform(real: RealServices, options: PlatformOptions
       images,
       tools,
       restartReplica,
+      replaceReplica,
       imagesDatabaseUrl: imagesEnv.DATABASE_URL!,
       toolsDatabaseUrl: toolsEnv.DATABASE_URL!,
       storageDir,
