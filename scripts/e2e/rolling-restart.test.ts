@@ -4,8 +4,9 @@
  * uploads, image lists and tool searches run through the real nginx. Not one request may fail.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import net from 'node:net';
 import sharp from 'sharp';
-import { buildServices, runAdmin, startPlatform, type Platform, type Replica } from './platform';
+import { buildServices, runAdmin, startPlatform, stopProcess, whenFileShows, type Platform, type Replica } from './platform';
 import { realServices } from './real-services';
 
 const real = realServices();
@@ -135,4 +136,69 @@ describeReal('rolling restart through nginx (two replicas of each service)', () 
     const { data } = (await listed.json()) as { data: { total: number } };
     expect(data.total).toBe(count('upload'));
   }, 300_000);
+
+  test('when an upload reaches a replica that resets the connection without answering, then with an Idempotency-Key nginx passes it to the other and it is stored once; without one it answers 502', async () => {
+    const [resetting, living] = platform.images as [Replica, Replica];
+    const upload = async (name: string, headers: Record<string, string>) => {
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(await distinctImage(1_000_000 + name.length))], { type: 'image/png' }), name);
+      const res = await fetch(`${platform.baseUrl}/api/image.php?action=upload`, { method: 'POST', body: form, headers: { 'X-API-Token': token, ...headers } });
+      return { status: res.status, body: await res.json(), requestId: res.headers.get('x-request-id')! };
+    };
+    const total = async () => {
+      const res = await fetch(`${platform.baseUrl}/api/image.php?action=list&limit=1`, { headers: { 'X-API-Token': token } });
+      return ((await res.json()) as { data: { total: number } }).data.total;
+    };
+    const before = await total();
+    // In the replica's place: a server that reads a request whole and resets the connection, as a
+    // replica that dies after receiving an upload (or closes its port with the connection still queued).
+    await stopProcess(resetting.process, 'SIGKILL');
+    let received = 0;
+    const resetter = net.createServer((socket) => {
+      let request = Buffer.alloc(0);
+      socket.on('data', (chunk: Buffer) => {
+        request = Buffer.concat([request, chunk]);
+        // The multipart body's closing boundary: the request is in whole.
+        if (request.subarray(-4).toString() === '--\r\n') {
+          received++;
+          socket.resetAndDestroy();
+        }
+      });
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => resetter.listen(resetting.port, '127.0.0.1', resolve));
+    try {
+      // Round robin alternates: of two uploads, one goes to the resetting server first.
+      const keyed = [await upload('keyed-1.png', { 'Idempotency-Key': randomUUID() }), await upload('keyed-2.png', { 'Idempotency-Key': randomUUID() })];
+      expect(keyed.map((answer) => ({ status: answer.status, code: answer.body.code }))).toEqual([
+        { status: 200, code: 0 },
+        { status: 200, code: 0 },
+      ]);
+      expect(received).toBe(1);
+      const entries = await whenFileShows(
+        platform.accessLogFile,
+        () => {
+          const lines = platform.accessLog().map((line) => JSON.parse(line) as { request_id: string; upstream: string; upstream_status: string });
+          const found = keyed.map((answer) => lines.find((line) => line.request_id === answer.requestId));
+          return found.every(Boolean) && found;
+        },
+        () => 'the keyed uploads in the access log',
+      );
+      expect(entries.map((entry) => entry!.upstream_status).sort()).toEqual(['200', '502, 200']);
+      expect(entries.map((entry) => entry!.upstream).sort()).toEqual([`127.0.0.1:${living.port}`, `127.0.0.1:${resetting.port}, 127.0.0.1:${living.port}`].sort());
+      expect(await total()).toBe(before + 2);
+
+      // Without a key, the upload that meets the resetting server is not sent again. (nginx keeps the
+      // server out of rotation for 1-2 s after its failure above: uploads go to the other until then.)
+      const plain: { status: number; body: unknown; requestId: string }[] = [];
+      while (received < 2 && plain.length < 500) plain.push(await upload(`plain-${plain.length}.png`, {}));
+      const refused = plain.filter((answer) => answer.status !== 200);
+      expect(refused).toEqual([{ status: 502, body: { code: 1, msg: '服务暂时不可用，请稍后重试' }, requestId: expect.any(String) }]);
+      expect(received).toBe(2);
+      expect(await total()).toBe(before + 2 + plain.length - 1);
+    } finally {
+      await new Promise((resolve) => resetter.close(resolve));
+      await platform.restartReplica(resetting);
+    }
+  }, 120_000);
 });
