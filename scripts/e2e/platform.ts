@@ -230,6 +230,34 @@ async function startBucket(directory: string): Promise<{ endpoint: string; name:
 }
 
 /**
+ * Runs nginx on a rendered server config (renderNginxTemplate) in `dir`, resolving once its workers
+ * started. The template logs to /dev/stdout and stderr (as in the nginx image, where the error log is
+ * stderr too); here they are files, since nginx cannot open /dev/stdout when it is a socket.
+ */
+export async function startNginx(serverConfig: string, dir: string): Promise<{ process: ChildProcess; accessLogFile: string; errorLog(): string }> {
+  const confFile = path.join(dir, 'nginx.conf');
+  writeFileSync(confFile, standaloneNginxConf(serverConfig, dir));
+  const accessLogFile = path.join(dir, 'access.log');
+  const errorLogFile = path.join(dir, 'error.log');
+  const accessLogFd = openSync(accessLogFile, 'a');
+  const errorLogFd = openSync(errorLogFile, 'a');
+  const nginx = spawn('nginx', ['-e', 'stderr', '-p', dir, '-c', confFile, '-g', 'daemon off;'], {
+    stdio: ['ignore', accessLogFd, errorLogFd],
+  });
+  closeSync(accessLogFd);
+  closeSync(errorLogFd);
+  const errorLog = () => readFileSync(errorLogFile, 'utf8');
+  try {
+    // The master logs its workers' start once its sockets are bound and its configuration loaded.
+    await whenFileShows(errorLogFile, () => /start worker process/.test(errorLog()), () => `nginx to start\n${errorLog()}`);
+  } catch (error) {
+    await stopProcess(nginx, 'SIGTERM');
+    throw error;
+  }
+  return { process: nginx, accessLogFile, errorLog };
+}
+
+/**
  * Starts the built services on loopback, `replicas` of each, on fresh databases of
  * the real Postgres, sharing one Redis key prefix and one storage folder, behind a
  * real nginx rendered from proxy/nginx.conf.template.
@@ -344,23 +372,8 @@ export async function startPlatform(real: RealServices, options: PlatformOptions
       CLIENT_MAX_BODY_SIZE: options.clientMaxBodySize,
       SITE_CACHE_DIR: path.join(nginxDir, 'site-cache'),
     });
-    const confFile = path.join(nginxDir, 'nginx.conf');
-    writeFileSync(confFile, standaloneNginxConf(server, nginxDir));
-    // The template logs to /dev/stdout and stderr (as in the nginx image, where the error log is
-    // stderr too); here they are files, since nginx cannot open /dev/stdout when it is a socket.
-    const accessLogFile = path.join(nginxDir, 'access.log');
-    const errorLogFile = path.join(nginxDir, 'error.log');
-    const accessLogFd = openSync(accessLogFile, 'a');
-    const errorLogFd = openSync(errorLogFile, 'a');
-    const nginx = spawn('nginx', ['-e', 'stderr', '-p', nginxDir, '-c', confFile, '-g', 'daemon off;'], {
-      stdio: ['ignore', accessLogFd, errorLogFd],
-    });
-    closeSync(accessLogFd);
-    closeSync(errorLogFd);
+    const { process: nginx, accessLogFile, errorLog } = await startNginx(server, nginxDir);
     nginxMaster = nginx;
-    const errorLog = () => readFileSync(errorLogFile, 'utf8');
-    // The master logs its workers' start once its sockets are bound and its configuration loaded.
-    await whenFileShows(errorLogFile, () => /start worker process/.test(errorLog()), () => `nginx to start\n${errorLog()}`);
     const health = await fetch(`${baseUrl}/nginx-health`);
     if (health.status !== 200) throw new Error(`nginx started but /nginx-health answered ${health.status}`);
 
