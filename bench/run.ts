@@ -265,6 +265,8 @@ async function startBench(mode: Mode, lifecycle: Lifecycle, workDir: string, bui
     RATE_LIMIT_KEY_PREFIX: `bench_${suffix}`,
     ANONYMOUS_RATE_LIMIT_PER_HOUR: '2000000000',
     LOG_LEVEL: 'info',
+    // Stopped at the end of the run, with no proxy to hand over to: no drain window.
+    SHUTDOWN_DRAIN_MS: '0',
   };
   const imagesEnv: NodeJS.ProcessEnv = {
     NODE_ENV: 'production',
@@ -275,6 +277,7 @@ async function startBench(mode: Mode, lifecycle: Lifecycle, workDir: string, bui
     THUMB_SIGNING_SECRET: randomBytes(32).toString('hex'),
     TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
     LOG_LEVEL: 'info',
+    SHUTDOWN_DRAIN_MS: '0',
   };
 
   log('starting the stack: tools, images, redis-server, nginx...');
@@ -466,7 +469,7 @@ async function searchScenario(bench: Bench): Promise<void> {
   const directory = generateToolDirectory(mode.searchTools);
   const file = path.join(workDir, 'search-directory.json');
   writeFileSync(file, JSON.stringify(directory.document));
-  const env: NodeJS.ProcessEnv = { NODE_ENV: 'production', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', READ_CACHE_TTL_MS: '0', ANONYMOUS_RATE_LIMIT_PER_HOUR: '2000000000' };
+  const env: NodeJS.ProcessEnv = { NODE_ENV: 'production', DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', READ_CACHE_TTL_MS: '0', ANONYMOUS_RATE_LIMIT_PER_HOUR: '2000000000', SHUTDOWN_DRAIN_MS: '0' };
   const imported = await runAdmin('tools', env, ['import', file]);
   log(`  ${imported.trim().split('\n').join('; ')}`);
   // Visits are not part of an import: set as a long tail, then statistics and a checkpoint, as after a real import settles.

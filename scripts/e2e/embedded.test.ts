@@ -145,7 +145,7 @@ describe('embedded front door (one process, PGlite, in-memory limiter)', () => {
     expect((await request(front).get('/healthz')).body).toEqual({ status: 'ok' });
     const ready = await request(front).get('/readyz');
     expect(ready.status).toBe(200);
-    expect(ready.body).toEqual({ status: 'ok', images: { status: 'ok', database: 'ok' }, tools: { status: 'ok', database: 'ok', redis: 'not_configured', limiter: 'memory' } });
+    expect(ready.body).toEqual({ status: 'ok', images: { status: 'ok', database: 'ok', bucket: 'not_configured' }, tools: { status: 'ok', database: 'ok', redis: 'not_configured', limiter: 'memory' } });
     await request(front).get('/api/v1/tools/search?q=png');
     const metrics = await request(front).get('/metrics');
     expect(metrics.headers['content-type']).toMatch(/^text\/plain/);

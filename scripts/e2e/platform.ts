@@ -37,6 +37,11 @@ export interface Platform {
    * `envChanges` apply to this start only.
    */
   restartReplica(replica: Replica, envChanges?: NodeJS.ProcessEnv): Promise<void>;
+  /**
+   * Replaces the replica as an orchestrator does in a rolling restart: SIGTERM, wait for the process
+   * to exit (its exit code is returned), start it again on its port, resolve once its /readyz answers 200.
+   */
+  replaceReplica(replica: Replica): Promise<number | null>;
   imagesDatabaseUrl: string;
   toolsDatabaseUrl: string;
   storageDir: string;
@@ -53,6 +58,8 @@ export interface PlatformOptions {
   clientMaxBodySize: string;
   /** Default: TEST_STORAGE (s3 runs the images service on a bucket of an S3 server started here). */
   storage?: 'local' | 's3';
+  /** Settings added to every replica's environment. */
+  env?: { images?: NodeJS.ProcessEnv; tools?: NodeJS.ProcessEnv };
 }
 
 /** The storage backend the e2e suite runs the images service on: TEST_STORAGE=s3 for the bucket. */
@@ -223,6 +230,34 @@ async function startBucket(directory: string): Promise<{ endpoint: string; name:
 }
 
 /**
+ * Runs nginx on a rendered server config (renderNginxTemplate) in `dir`, resolving once its workers
+ * started. The template logs to /dev/stdout and stderr (as in the nginx image, where the error log is
+ * stderr too); here they are files, since nginx cannot open /dev/stdout when it is a socket.
+ */
+export async function startNginx(serverConfig: string, dir: string): Promise<{ process: ChildProcess; accessLogFile: string; errorLog(): string }> {
+  const confFile = path.join(dir, 'nginx.conf');
+  writeFileSync(confFile, standaloneNginxConf(serverConfig, dir));
+  const accessLogFile = path.join(dir, 'access.log');
+  const errorLogFile = path.join(dir, 'error.log');
+  const accessLogFd = openSync(accessLogFile, 'a');
+  const errorLogFd = openSync(errorLogFile, 'a');
+  const nginx = spawn('nginx', ['-e', 'stderr', '-p', dir, '-c', confFile, '-g', 'daemon off;'], {
+    stdio: ['ignore', accessLogFd, errorLogFd],
+  });
+  closeSync(accessLogFd);
+  closeSync(errorLogFd);
+  const errorLog = () => readFileSync(errorLogFile, 'utf8');
+  try {
+    // The master logs its workers' start once its sockets are bound and its configuration loaded.
+    await whenFileShows(errorLogFile, () => /start worker process/.test(errorLog()), () => `nginx to start\n${errorLog()}`);
+  } catch (error) {
+    await stopProcess(nginx, 'SIGTERM');
+    throw error;
+  }
+  return { process: nginx, accessLogFile, errorLog };
+}
+
+/**
  * Starts the built services on loopback, `replicas` of each, on fresh databases of
  * the real Postgres, sharing one Redis key prefix and one storage folder, behind a
  * real nginx rendered from proxy/nginx.conf.template.
@@ -284,6 +319,7 @@ export async function startPlatform(real: RealServices, options: PlatformOptions
       TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
       LOG_LEVEL: 'info',
       SHUTDOWN_TIMEOUT_MS: '5000',
+      ...options.env?.images,
       ...(bucket
         ? {
             STORAGE_BACKEND: 's3',
@@ -305,6 +341,7 @@ export async function startPlatform(real: RealServices, options: PlatformOptions
       RATE_LIMIT_KEY_PREFIX: redisPrefix,
       LOG_LEVEL: 'info',
       SHUTDOWN_TIMEOUT_MS: '5000',
+      ...options.env?.tools,
     };
 
     // All replicas start at once on empty databases: the migrations race, as in
@@ -335,23 +372,8 @@ export async function startPlatform(real: RealServices, options: PlatformOptions
       CLIENT_MAX_BODY_SIZE: options.clientMaxBodySize,
       SITE_CACHE_DIR: path.join(nginxDir, 'site-cache'),
     });
-    const confFile = path.join(nginxDir, 'nginx.conf');
-    writeFileSync(confFile, standaloneNginxConf(server, nginxDir));
-    // The template logs to /dev/stdout and stderr (as in the nginx image, where the error log is
-    // stderr too); here they are files, since nginx cannot open /dev/stdout when it is a socket.
-    const accessLogFile = path.join(nginxDir, 'access.log');
-    const errorLogFile = path.join(nginxDir, 'error.log');
-    const accessLogFd = openSync(accessLogFile, 'a');
-    const errorLogFd = openSync(errorLogFile, 'a');
-    const nginx = spawn('nginx', ['-e', 'stderr', '-p', nginxDir, '-c', confFile, '-g', 'daemon off;'], {
-      stdio: ['ignore', accessLogFd, errorLogFd],
-    });
-    closeSync(accessLogFd);
-    closeSync(errorLogFd);
+    const { process: nginx, accessLogFile, errorLog } = await startNginx(server, nginxDir);
     nginxMaster = nginx;
-    const errorLog = () => readFileSync(errorLogFile, 'utf8');
-    // The master logs its workers' start once its sockets are bound and its configuration loaded.
-    await whenFileShows(errorLogFile, () => /start worker process/.test(errorLog()), () => `nginx to start\n${errorLog()}`);
     const health = await fetch(`${baseUrl}/nginx-health`);
     if (health.status !== 200) throw new Error(`nginx started but /nginx-health answered ${health.status}`);
 
@@ -362,6 +384,14 @@ export async function startPlatform(real: RealServices, options: PlatformOptions
       await waitForReady(replica);
     };
 
+    const replaceReplica = async (replica: Replica): Promise<number | null> => {
+      const code = await stopProcess(replica.process, 'SIGTERM');
+      const { script, env } = launchOf.get(replica)!;
+      Object.assign(replica, spawnReplica(script, env, replica.port));
+      await waitForReady(replica);
+      return code;
+    };
+
     return {
       baseUrl,
       accessLog: () => readFileSync(accessLogFile, 'utf8').split('\n').filter(Boolean),
@@ -370,6 +400,7 @@ export async function startPlatform(real: RealServices, options: PlatformOptions
       images,
       tools,
       restartReplica,
+      replaceReplica,
       imagesDatabaseUrl: imagesEnv.DATABASE_URL!,
       toolsDatabaseUrl: toolsEnv.DATABASE_URL!,
       storageDir,

@@ -5,6 +5,7 @@ export { claimEmbeddedDatabase, type Claim, type EmbeddedOwner } from './db/embe
 export { createHealthRepository } from './db/health-repository';
 export { migrateToLatest, openDb } from './db/open-db';
 export { createAppServer } from './http/app-server';
+export { stopGracefullyOnSignals, type GracefulShutdownOptions } from './http/graceful-shutdown';
 export { DEFAULT_TRUSTED_PROXIES, parseTrustedProxies } from './http/trusted-proxies';
 export { createLogger } from './log/logger';
 export { observeRequests, queryRedactor, requestLog, type ObserveRequest } from './http/request-observation';

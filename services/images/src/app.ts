@@ -100,18 +100,38 @@ export function createServices(deps: AppDeps) {
 
 export type Services = ReturnType<typeof createServices>;
 
-export type Readiness = { status: 'ok'; database: 'ok' } | { status: 'unavailable'; database: 'down' };
+export type Readiness =
+  | { status: 'ok'; database: 'ok'; bucket: 'ok' | 'not_configured' }
+  | { status: 'unavailable'; database: 'down' }
+  | { status: 'unavailable'; database: 'ok'; bucket: 'down' };
 
-/** What /readyz answers: ready while the database answers. */
-export function createReadiness(db: Knex): () => Promise<Readiness> {
+/** How long /readyz waits for the bucket: a probe must answer well within its own timeout (compose: 3 s). */
+const BUCKET_PROBE_TIMEOUT_MS = 2_000;
+
+/**
+ * What /readyz answers: ready while the database answers and, when a bucket is configured, the bucket
+ * does too (HeadBucket within 2 s): a replica that cannot reach its images cannot serve them.
+ */
+export function createReadiness(db: Knex, storage: Storage, logger?: Logger): () => Promise<Readiness> {
   const health = createHealthRepository(db);
-  return async () => ((await health.databaseAnswers()) ? { status: 'ok', database: 'ok' } : { status: 'unavailable', database: 'down' });
+  const bucket = storage.isConfigured('s3') ? storage.storeFor('s3') : undefined;
+  return async () => {
+    if (!(await health.databaseAnswers())) return { status: 'unavailable', database: 'down' };
+    if (!bucket) return { status: 'ok', database: 'ok', bucket: 'not_configured' };
+    try {
+      await bucket.answers(BUCKET_PROBE_TIMEOUT_MS);
+      return { status: 'ok', database: 'ok', bucket: 'ok' };
+    } catch (error) {
+      logger?.warn({ err: error }, 'readiness: the bucket does not answer');
+      return { status: 'unavailable', database: 'ok', bucket: 'down' };
+    }
+  };
 }
 
 /** Builds the Express app; never listens. */
 export function createApp(deps: AppDeps, services: Services = createServices(deps)): express.Express {
   const { metrics } = deps;
-  const readiness = createReadiness(deps.db);
+  const readiness = createReadiness(deps.db, deps.storage, deps.logger);
   const app = express();
   // Only a configured proxy may name the client: anyone else reaching the port could pick the address the sign-in limit counts.
   app.set('trust proxy', [...deps.config.trustedProxies]);

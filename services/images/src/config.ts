@@ -116,6 +116,8 @@ const schema = z
     RECYCLE_RETENTION_DAYS: intFromEnv(30, 1),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     SHUTDOWN_TIMEOUT_MS: intFromEnv(10000, 0),
+    // After SIGTERM: readyz 503 and Connection: close for this long before the port closes (docs/operating.md).
+    SHUTDOWN_DRAIN_MS: intFromEnv(5000, 0).refine((ms) => ms <= 600_000, 'must be at most 600000'),
     MAX_UPLOAD_BYTES: intFromEnv(64 * MIB, 1),
     UPLOAD_MEMORY_BYTES: intFromEnv(64 * MIB, 0),
     TOKEN_ENCRYPTION_KEY: z
@@ -188,6 +190,7 @@ export interface ImagesConfig {
   readonly recycleRetentionDays: number;
   readonly logLevel: string;
   readonly shutdownTimeoutMs: number;
+  readonly shutdownDrainMs: number;
   readonly maxUploadBytes: number;
   /** Upload bodies held in memory at once, across requests (see upload-receiver.ts); 0: every upload goes through tmp/. */
   readonly uploadMemoryBytes: number;
@@ -248,6 +251,7 @@ export function loadConfig(env: Record<string, string | undefined>): ImagesConfi
     recycleRetentionDays: value.RECYCLE_RETENTION_DAYS,
     logLevel: value.LOG_LEVEL,
     shutdownTimeoutMs: value.SHUTDOWN_TIMEOUT_MS,
+    shutdownDrainMs: value.SHUTDOWN_DRAIN_MS,
     maxUploadBytes: value.MAX_UPLOAD_BYTES,
     uploadMemoryBytes: value.UPLOAD_MEMORY_BYTES,
     tokenEncryptionKey: Buffer.from(value.TOKEN_ENCRYPTION_KEY ?? DEV_TOKEN_ENCRYPTION_KEY, 'hex'),

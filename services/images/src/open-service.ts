@@ -65,11 +65,14 @@ export async function openImagesService(
   try {
     db = options.db ?? (await openDb(target, { migrationSource }));
     await migrateToLatest(db);
-    const openedStorage = createStorage({ backend: config.storageBackend, storageDir: config.storageDir, timeZone: config.timeZone, s3: config.s3 });
+    const metrics = createMetrics();
+    const openedStorage = createStorage(
+      { backend: config.storageBackend, storageDir: config.storageDir, timeZone: config.timeZone, s3: config.s3 },
+      { countError: metrics.countStorageError },
+    );
     storage = openedStorage;
     await openedStorage.prepare();
     await refuseUnreachableImages(db, openedStorage);
-    const metrics = createMetrics();
     const deps = { config, db, storage: openedStorage, media: createMediaProcessor(), metrics, logger, clock: options.clock };
     const services = createServices(deps);
     const app = createApp(deps, services);
@@ -122,7 +125,7 @@ export async function openImagesService(
       storage: openedStorage,
       metrics,
       services,
-      readiness: createReadiness(db),
+      readiness: createReadiness(db, openedStorage, logger),
       runHousekeeping,
       async close() {
         for (const timer of timers) clearTimeout(timer); // clears an interval too

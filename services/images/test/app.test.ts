@@ -26,7 +26,7 @@ test('when /healthz and /readyz are asked, then both answer 200', async () => {
   expect((await request(svc.app).get('/healthz')).body).toEqual({ status: 'ok' });
   const ready = await request(svc.app).get('/readyz');
   expect(ready.status).toBe(200);
-  expect(ready.body).toEqual({ status: 'ok', database: 'ok' });
+  expect(ready.body).toEqual({ status: 'ok', database: 'ok', bucket: svc.config.s3 ? 'ok' : 'not_configured' });
 });
 
 test('when the database is gone, then /readyz answers 503', async () => {

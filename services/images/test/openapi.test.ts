@@ -455,7 +455,7 @@ describe('probes', () => {
     expect(health.body).toEqual({ status: 'ok' });
     spec.expectResponseMatchesSpec(health, { path: '/healthz', method: 'get' });
     const ready = await request(svc.app).get('/readyz');
-    expect([ready.status, ready.body]).toEqual([200, { status: 'ok', database: 'ok' }]);
+    expect([ready.status, ready.body]).toEqual([200, { status: 'ok', database: 'ok', bucket: svc.config.s3 ? 'ok' : 'not_configured' }]);
     spec.expectResponseMatchesSpec(ready, { path: '/readyz', method: 'get' });
     const metrics = await request(svc.app).get('/metrics');
     expect(metrics.status).toBe(200);

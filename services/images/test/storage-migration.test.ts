@@ -161,10 +161,52 @@ describeWithS3('storage:migrate between the local disk and S3', () => {
     return createServices({ config: configFor('s3'), db: svc.db, storage, media: createMediaProcessor(), metrics: createMetrics(), logger: pino({ level: 'silent' }) });
   }
 
+  test('when storage:migrate runs with --concurrency 4, then four images are copied at once (on Postgres), every object is verified, and the store ends consistent', async () => {
+    const { user } = await seed();
+    for (const file of ['photo.webp', 'tiny.gif', 'photo.webp', 'alpha.png', 'tiny.gif']) {
+      expect((await request(svc.app).post(`${API}?action=upload`).set('X-API-Token', user.token).attach('file', fixture(file))).body.code).toBe(0);
+    }
+    // The target's first four writes wait for one another: the run goes on only if four images are in
+    // flight at once. Each holds a database connection (its row lock): PGlite has one, so there the
+    // images go one at a time whatever the flag says.
+    const atOnce = svc.config.database.kind === 'postgres' ? 4 : 1;
+    const target = svc.storage.storeFor('s3');
+    let waiting = 0;
+    let release!: () => void;
+    const allTogether = new Promise<void>((resolve) => (release = resolve));
+    const gated: ObjectStore = {
+      ...target,
+      async putFile(...args: Parameters<ObjectStore['putFile']>) {
+        if (waiting < atOnce) {
+          waiting += 1;
+          if (waiting === atOnce) release();
+          await allTogether;
+        }
+        return target.putFile(...args);
+      },
+    };
+    const storage: Storage = { ...svc.storage, configured: [svc.storage.local, gated], storeFor: (backend) => (backend === 's3' ? gated : svc.storage.local) };
+    const report = await servicesOn(storage).storageMigration.migrate('s3', undefined, { concurrency: 4 });
+    expect(report).toMatchObject({ moved: 8, failed: 0, remaining: 0, failures: [] });
+    expect(await backends()).toEqual(Array(8).fill('s3'));
+    await expectConsistentStore(svc);
+    expect(filesIn(svc.storageDir, 'tmp')).toEqual([]);
+
+    // From the command line: the flag is checked, and a run with nothing left to move says so.
+    const again = await runAdminCommand(['storage:migrate', '--to', 's3', '--concurrency', '16'], { db: svc.db, config: configFor('s3'), out: () => undefined, err: () => undefined });
+    expect(again).toBe(0);
+    for (const bad of ['0', '65', 'x', '2.5']) {
+      const err: string[] = [];
+      const code = await runAdminCommand(['storage:migrate', '--to', 's3', '--concurrency', bad], { db: svc.db, config: configFor('s3'), out: () => undefined, err: (line) => err.push(line) });
+      expect([bad, code]).toEqual([bad, 2]);
+    }
+  });
+
   test('when a run is cut off part-way, then the image being copied stays where it was, its temp copy is removed, and the next run resumes and finishes', async () => {
     const { photo, tiny, binned } = await seed();
     // The second original fails: the first image is moved, the second stays local, with no stray copy left in the bucket.
-    const cut = await servicesOn(storageFailingAt(3)).storageMigration.migrate('s3');
+    // One image at a time, so that the third copy is the second image's original.
+    const cut = await servicesOn(storageFailingAt(3)).storageMigration.migrate('s3', undefined, { concurrency: 1 });
     expect(cut).toMatchObject({ moved: 2, failed: 1, remaining: 1, failures: [{ imageId: tiny.id, reason: 'connection reset by the store' }] });
     expect(await backends()).toEqual(['s3', 'local', 's3']);
     await expectConsistentStore(svc);

@@ -112,6 +112,8 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // Node's timers hold at most 2^31-1 ms; a larger value would fire at once and cut in-flight requests.
   SHUTDOWN_TIMEOUT_MS: positiveInt(10000).refine((ms) => ms <= 2_147_483_647, 'must be at most 2147483647'),
+  // After SIGTERM: readyz 503 and Connection: close for this long before the port closes (docs/operating.md).
+  SHUTDOWN_DRAIN_MS: nonNegativeInt(5000).refine((ms) => ms <= 600_000, 'must be at most 600000'),
   STATS_CACHE_TTL_MS: nonNegativeInt(5000),
   READ_CACHE_TTL_MS: nonNegativeInt(1000),
   SITE_CACHE_TTL_MS: nonNegativeInt(60000),
@@ -145,6 +147,7 @@ export interface ToolsConfig {
   readonly anonymousRateLimitPerHour: number;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly shutdownTimeoutMs: number;
+  readonly shutdownDrainMs: number;
   /** How long stats and the category list may be served from the in-process cache. 0 disables the cache. */
   readonly statsCacheTtlMs: number;
   /** How long a tools list page or search result may be served from the in-process cache. 0 disables it. */
@@ -198,6 +201,7 @@ export function loadConfig(env: Record<string, string | undefined>): ToolsConfig
     anonymousRateLimitPerHour: parsed.ANONYMOUS_RATE_LIMIT_PER_HOUR,
     logLevel: parsed.LOG_LEVEL,
     shutdownTimeoutMs: parsed.SHUTDOWN_TIMEOUT_MS,
+    shutdownDrainMs: parsed.SHUTDOWN_DRAIN_MS,
     statsCacheTtlMs: parsed.STATS_CACHE_TTL_MS,
     readCacheTtlMs: parsed.READ_CACHE_TTL_MS,
     siteCacheTtlMs: parsed.SITE_CACHE_TTL_MS,

@@ -1,4 +1,4 @@
-import { createAppServer, createLogger } from '@platform/kit';
+import { createAppServer, createLogger, stopGracefullyOnSignals } from '@platform/kit';
 import { loadConfig, type ToolsConfig } from './config';
 import { ensureDemoData } from './demo';
 import { installClientErrorEnvelope } from './http/client-error';
@@ -31,35 +31,12 @@ async function main(): Promise<void> {
     logger.info({ host: config.host, port: typeof address === 'object' && address ? address.port : config.port }, 'tools service listening');
   });
 
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down: no new connections, waiting for in-flight requests');
-    // Keep-alive sockets become idle as their last response ends; close them as soon as they do.
-    const sweeper = setInterval(() => server.closeIdleConnections(), 100);
-    sweeper.unref();
-    server.closeIdleConnections();
-    const forced = setTimeout(() => {
-      logger.warn('shutdown timeout reached, closing remaining connections');
-      server.closeAllConnections();
-    }, config.shutdownTimeoutMs);
-    forced.unref();
-    server.close(async () => {
-      clearTimeout(forced);
-      clearInterval(sweeper);
-      try {
-        await service.close();
-        logger.info('shutdown complete');
-        process.exit(0);
-      } catch (error) {
-        logger.error({ err: error }, 'error while closing');
-        process.exit(1);
-      }
-    });
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  stopGracefullyOnSignals(server, {
+    logger,
+    drainMs: config.shutdownDrainMs,
+    shutdownTimeoutMs: config.shutdownTimeoutMs,
+    close: () => service.close(),
+  });
 }
 
 main().catch((error: unknown) => {

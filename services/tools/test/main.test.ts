@@ -88,6 +88,40 @@ describe('main process', () => {
     }
   }, 60_000);
 
+  it('when it gets SIGTERM, then for SHUTDOWN_DRAIN_MS it goes on answering with /readyz 503 draining and Connection: close on every answer, then closes its port and exits 0', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tools-main-'));
+    const port = await freePort();
+    // A window far longer than the checks below take, even on a busy machine; the exit ends it.
+    const main = startMain({ PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: `pglite:${dir}/db`, REDIS_URL: '', LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '8000' });
+    try {
+      await waitForListening(main);
+      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+      main.child.kill('SIGTERM');
+      await main.printed('draining');
+
+      const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toEqual({ status: 'draining' });
+      // A client asking to keep the connection is answered, and told it closes (a proxy then opens no more on it).
+      const answer = await rawRequest(port, Buffer.from('GET /api/index.php?action=search&q=x HTTP/1.1\r\nHost: localhost\r\nConnection: keep-alive\r\n\r\n'));
+      expect(answer).toMatch(/^HTTP\/1\.1 200 OK/);
+      expect(answer).toMatch(/\r\nConnection: close\r\n/i);
+
+      await main.printed('no longer accepting connections');
+      const refused = await new Promise<string>((resolve) => {
+        const socket = net.connect(port, '127.0.0.1');
+        socket.once('connect', () => (socket.destroy(), resolve('connected')));
+        socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
+      });
+      expect(refused).toBe('ECONNREFUSED');
+      expect(await main.exited).toBe(0);
+      expect(main.output()).toContain('shutdown complete');
+    } finally {
+      main.child.kill('SIGKILL');
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it('when it gets SIGTERM with a client holding a keep-alive connection, then it answers the request on it, closes the connection itself and exits 0', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tools-main-'));
     const port = await freePort();

@@ -33,10 +33,13 @@ Recycle bin
 
 Storage
   storage:status                            how many images each backend (local, s3) holds
-  storage:migrate --to s3|local             move every image's files to that backend, verifying each
+  storage:migrate --to s3|local [--concurrency <n>]
+                                            move every image's files to that backend, verifying each
                                             object (size and SHA-256); the service keeps serving meanwhile.
                                             Stopped part-way, run it again: it resumes. Needs the S3_
-                                            variables (S3_BUCKET, ...) whichever way it moves.
+                                            variables (S3_BUCKET, ...) whichever way it moves. n images
+                                            at a time (1-64, default 8), each holding one database
+                                            connection while it is copied.
 
 Configuration comes from the same environment variables as the service (DATABASE_URL, STORAGE_DIR, ...).
 An embedded database (pglite:<dir>) that a running service has open is reached through that service.

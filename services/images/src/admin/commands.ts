@@ -13,6 +13,7 @@ import { createUsersRepository, type GroupRow } from '../users/users-repository'
 import { formatByteSize, parseByteSize } from '../users/byte-sizes';
 import { positionals, UsageError, yesOrNo } from './command-args';
 import { migrateStorage } from './storage-progress';
+import { DEFAULT_MIGRATION_CONCURRENCY } from '../images/storage-migration';
 
 export interface AdminContext {
   db: Knex;
@@ -209,13 +210,15 @@ async function dispatch(command: string, args: string[], ctx: AdminContext, stor
       return;
     }
     case 'storage:migrate': {
-      const usage = 'storage:migrate --to s3|local';
-      const { positionals: extra, values } = parse({ to: { type: 'string' } });
+      const usage = 'storage:migrate --to s3|local [--concurrency <1-64>]';
+      const { positionals: extra, values } = parse({ to: { type: 'string' }, concurrency: { type: 'string' } });
       positionals(extra, 0, usage);
       if (values.to !== 's3' && values.to !== 'local') throw new UsageError(`usage: ${usage}`);
+      const concurrency = values.concurrency === undefined ? DEFAULT_MIGRATION_CONCURRENCY : Number(values.concurrency);
+      if (!/^\d+$/.test(values.concurrency ?? '8') || concurrency < 1 || concurrency > 64) throw new UsageError(`usage: ${usage}`);
       if (!storage.isConfigured('s3')) throw new Error('storage:migrate needs the bucket: set S3_BUCKET (and S3_ENDPOINT, S3_REGION, ... as the service has them)');
       await storage.prepare();
-      await migrateStorage(storageMigration, values.to, ctx);
+      await migrateStorage(storageMigration, values.to, ctx, concurrency);
       return;
     }
     default:

@@ -18,9 +18,11 @@ export function describeProgress(progress: MigrationProgress, width = 30): strin
 }
 
 /** Runs storage:migrate, drawing its progress, and fails while any image is left on the old backend. */
-export async function migrateStorage(migration: StorageMigration, to: 'local' | 's3', ctx: ProgressOutput): Promise<void> {
+export async function migrateStorage(migration: StorageMigration, to: 'local' | 's3', ctx: ProgressOutput, concurrency?: number): Promise<void> {
   let lastTenth = -1;
-  const report = await migration.migrate(to, (progress) => {
+  const report = await migration.migrate(
+    to,
+    (progress) => {
     if (ctx.redraw) {
       ctx.redraw(describeProgress(progress));
       return;
@@ -31,7 +33,9 @@ export async function migrateStorage(migration: StorageMigration, to: 'local' | 
       lastTenth = tenth;
       ctx.out(describeProgress(progress));
     }
-  });
+    },
+    { concurrency },
+  );
   ctx.redraw?.('');
   if (report.leftoversRemoved > 0) ctx.out(`removed the old copies of ${report.leftoversRemoved} image(s) an interrupted run had moved`);
   ctx.out(`moved ${report.moved} image(s) to ${to} (${(report.bytes / MIB).toFixed(1)} MiB, each object read back and compared)`);

@@ -12,6 +12,8 @@ import type { ImageRow, ImagesRepository } from './images-repository';
 import type { RecoveryService } from './recovery-service';
 
 const BATCH = 100;
+/** Images moved at once by default: each holds a database connection (its row lock) while it is copied. */
+export const DEFAULT_MIGRATION_CONCURRENCY = 8;
 
 export interface MigrationProgress {
   /** Images handled so far in this run (moved or failed). */
@@ -47,6 +49,18 @@ async function downloadToTemp(object: { body: NodeJS.ReadableStream }, tempFile:
   return { size, sha256: hash.digest('hex') };
 }
 
+/**
+ * Runs `work` on every item, at most `concurrency` at a time, started in order. (The libraries for
+ * this, p-map and p-limit, are ESM-only and not dependencies here; these eight lines are all it takes.)
+ */
+async function forEachConcurrently<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+}
+
 async function digestOf(object: { body: NodeJS.ReadableStream }): Promise<{ size: number; sha256: string }> {
   const hash = createHash('sha256');
   let size = 0;
@@ -58,8 +72,8 @@ async function digestOf(object: { body: NodeJS.ReadableStream }): Promise<{ size
 }
 
 /**
- * `storage:migrate`: moves every image's objects from one backend to the other, one image at a
- * time, while the service goes on serving. For each image: its row is locked (a delete, restore or
+ * `storage:migrate`: moves every image's objects from one backend to the other, `concurrency` images
+ * at a time (default 8), while the service goes on serving. For each image: its row is locked (a delete, restore or
  * purge of it waits), each object is copied through tmp/ and read back from the new backend to
  * compare size and SHA-256, the row names the new backend (commit), and the old copies are removed.
  * Stopped at any point, the next run carries on: moved images are done, a half-copied one is copied
@@ -100,7 +114,13 @@ export function createStorageMigration(deps: { images: ImagesRepository; files: 
   }
 
   return {
-    async migrate(to: StorageBackend, onProgress: (progress: MigrationProgress) => void = () => {}): Promise<MigrationReport> {
+    async migrate(
+      to: StorageBackend,
+      onProgress: (progress: MigrationProgress) => void = () => {},
+      options: { concurrency?: number } = {},
+    ): Promise<MigrationReport> {
+      const concurrency = options.concurrency ?? DEFAULT_MIGRATION_CONCURRENCY;
+      if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`concurrency must be a positive integer, got ${concurrency}`);
       const from: StorageBackend = to === 's3' ? 'local' : 's3';
       const source = storage.storeFor(from);
       const target = storage.storeFor(to);
@@ -116,15 +136,14 @@ export function createStorageMigration(deps: { images: ImagesRepository; files: 
         for (let afterId = 0; ; ) {
           const ids = await images.findAtRestOn(from, { afterId, limit: BATCH });
           if (ids.length === 0) break;
-          for (const id of ids) {
-            afterId = id;
-            if (failed.has(id)) continue;
+          afterId = ids.at(-1)!;
+          await forEachConcurrently(ids.filter((id) => !failed.has(id)), concurrency, async (id) => {
             try {
               let bytes = 0;
               const moved = await images.moveBackend(id, from, to, async (image) => {
                 bytes = await moveImage(image, source, target);
               });
-              if (!moved) continue;
+              if (!moved) return;
               await files.removeFrom(source, moved);
               await images.clearLeftover(id, from);
               progress.moved += 1;
@@ -141,7 +160,7 @@ export function createStorageMigration(deps: { images: ImagesRepository; files: 
             progress.done += 1;
             progress.total = Math.max(progress.total, progress.done);
             onProgress({ ...progress });
-          }
+          });
         }
       }
       const after = await onSource();

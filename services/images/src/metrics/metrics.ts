@@ -38,8 +38,17 @@ export function createMetrics() {
     help: 'Thumbnails generated at upload',
     registers: [registry],
   });
+  const storageErrors = new Counter({
+    name: 'images_storage_errors_total',
+    help: 'Failed operations on a store (the bucket or the local disk) by backend and operation; "answers" is the readiness probe',
+    labelNames: ['backend', 'operation'] as const,
+    registers: [registry],
+  });
   return {
     registry,
+    countStorageError(backend: string, operation: string) {
+      storageErrors.inc({ backend, operation });
+    },
     observeRequest(labels: { route: string; method: string; status: string }, seconds: number) {
       httpRequests.inc(labels);
       httpDuration.observe(labels, seconds);

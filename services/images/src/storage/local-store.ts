@@ -103,6 +103,9 @@ export function createLocalStore(options: { storageDir: string; temp: TempFiles 
       for (const area of STORAGE_AREAS) await fs.mkdir(path.join(root, area), { recursive: true });
     },
 
+    // The folders were made (and the disk checked) by prepare; a failing disk shows in the requests.
+    async answers(): Promise<void> {},
+
     async putFile(area, storageKey, tempFile): Promise<void> {
       await commitTempFile(tempFile, area, storageKey);
     },

@@ -41,6 +41,11 @@ export interface ObjectStore {
   open(area: StorageArea, storageKey: string): Promise<OpenedObject | null>;
   /** Every key of an area (for tests and operators: an area can be large). */
   list(area: StorageArea): AsyncIterable<string>;
+  /**
+   * Resolves when the store answers within `timeoutMs` (the bucket: HeadBucket); rejects otherwise,
+   * saying why. For /readyz: a replica whose store does not answer cannot serve its images.
+   */
+  answers(timeoutMs: number): Promise<void>;
   /** Releases connections. */
   close(): Promise<void>;
 }

@@ -93,6 +93,10 @@ export function createS3Store(settings: S3Settings, client: S3Client = createS3C
       }
     },
 
+    async answers(timeoutMs): Promise<void> {
+      await client.send(new HeadBucketCommand({ Bucket: bucket }), { abortSignal: AbortSignal.timeout(timeoutMs) });
+    },
+
     async putFile(area, storageKey, tempFile, contentType): Promise<void> {
       const { size } = await fs.stat(tempFile);
       await client.send(

@@ -1,6 +1,7 @@
 import { createLocalStore } from './local-store';
 import type { ObjectStore, StorageBackend } from './object-store';
 import { createS3Store, type S3Settings } from './s3-store';
+import { countingErrors, type StoreOperation } from './store-errors';
 import { createStorageKeys } from './storage-keys';
 import { createTempFiles } from './temp-files';
 
@@ -18,10 +19,15 @@ export interface StorageSettings {
  * store, and the bucket when one is configured. Each image row names the backend that holds its
  * objects; new uploads go to `backend`.
  */
-export function createStorage(settings: StorageSettings, options: { s3Store?: ObjectStore } = {}) {
+export function createStorage(
+  settings: StorageSettings,
+  options: { s3Store?: ObjectStore; /** Told of every failed store operation (the metric). */ countError?: (backend: string, operation: StoreOperation) => void } = {},
+) {
   const temp = createTempFiles({ storageDir: settings.storageDir });
-  const local = createLocalStore({ storageDir: settings.storageDir, temp });
-  const s3 = options.s3Store ?? (settings.s3 ? createS3Store(settings.s3) : undefined);
+  const counting = (store: ObjectStore) => (options.countError ? countingErrors(store, options.countError) : store);
+  const local = counting(createLocalStore({ storageDir: settings.storageDir, temp }));
+  const bucket = options.s3Store ?? (settings.s3 ? createS3Store(settings.s3) : undefined);
+  const s3 = bucket && counting(bucket);
   const configured: ObjectStore[] = s3 ? [local, s3] : [local];
   if (settings.backend === 's3' && !s3) throw new Error('the s3 storage backend needs S3_BUCKET');
 
