@@ -75,7 +75,7 @@ describeWithChromium('category tree, tags, ads and key hours in Chromium', () =>
     const page = await newPage();
     await signIn(page);
     await page.goto(`${base}/admin/categories/new`);
-    await page.getByLabel('名称').fill('数据库');
+    await page.getByLabel('名称', { exact: true }).fill('数据库');
     await page.getByLabel('Slug（网址名）').fill('database');
     await page.getByLabel('上级分类').selectOption({ label: '开发工具' });
     await expectAccessible(page);

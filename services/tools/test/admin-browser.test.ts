@@ -86,17 +86,17 @@ describeWithChromium('editors admin in Chromium', () => {
 
     await page.getByRole('link', { name: '添加工具' }).click();
     await page.waitForURL(`${base}/admin/tools/new`);
-    await page.getByLabel('名称').fill('Excalidraw');
+    await page.getByLabel('名称', { exact: true }).fill('Excalidraw');
     await page.getByLabel('Slug（网址名）').fill('excalidraw');
     await page.getByLabel('网址', { exact: true }).fill('excalidraw.com');
     await page.getByLabel('分类').selectOption({ label: '图片处理' });
-    await page.getByLabel('简介').fill('手绘风格的在线白板');
+    await page.getByLabel('简介', { exact: true }).fill('手绘风格的在线白板');
     await page.getByLabel('标签').fill('白板, 画图');
     await page.getByLabel('推荐到首页').check();
     await page.getByRole('button', { name: '保存' }).click();
     await expect(page.getByRole('alert').textContent()).resolves.toContain('表单有 1 处需要修改');
     await expect(page.locator('#field-url-error').textContent()).resolves.toBe('url is not a valid http(s) URL');
-    await expect(page.getByLabel('名称').inputValue()).resolves.toBe('Excalidraw');
+    await expect(page.getByLabel('名称', { exact: true }).inputValue()).resolves.toBe('Excalidraw');
     await expectAccessible(page);
     await shoot(page, 'directory-admin-tool-form');
 
@@ -122,7 +122,7 @@ describeWithChromium('editors admin in Chromium', () => {
     await expectAccessible(page);
     await shoot(page, 'directory-admin-categories');
     await page.getByRole('link', { name: /^编辑\s*：图片处理$/ }).click();
-    await expect(page.getByLabel('名称').inputValue()).resolves.toBe('图片处理');
+    await expect(page.getByLabel('名称', { exact: true }).inputValue()).resolves.toBe('图片处理');
     await expectAccessible(page);
     await page.getByRole('link', { name: '删除' }).click();
     await expectAccessible(page);
@@ -134,7 +134,7 @@ describeWithChromium('editors admin in Chromium', () => {
   it('when the editor creates an API key, then it is shown once on an accessible page', async () => {
     const page = await newPage();
     await page.goto(`${base}/admin/keys`);
-    await page.getByLabel('名称').fill('partner-app');
+    await page.getByLabel('名称', { exact: true }).fill('partner-app');
     await page.getByLabel('每小时限额').fill('5000');
     await page.getByRole('button', { name: '创建密钥' }).click();
     await expect(page.locator('code.secret').textContent()).resolves.toMatch(/^tk_[A-Za-z0-9_-]{43}$/);

@@ -91,6 +91,31 @@ describe('tools in the admin', () => {
     expect(detail.visits).toBe(44); // 42 kept, plus the two API look-ups (each counts a visit)
   });
 
+  it('when an editor saves a tool or a category, then its English name and description are in the form, kept, and editable there', async () => {
+    const id = await idOf('tools', 'github');
+    const categoryId = await idOf('categories', 'developer');
+    await harness.db('tools').where({ id }).update({ name_en: 'GitHub', description_en: 'Code hosting' });
+    await harness.db('categories').where({ id: categoryId }).update({ name_en: 'Developer tools', description_en: 'For programmers' });
+
+    const form = await agent.get(`/admin/tools/${id}/edit`);
+    expect(form.text).toMatch(/<input[^>]*name="name_en"[^>]*lang="en"/);
+    expect(form.text).toContain('value="GitHub"');
+    expect(form.text).toContain('>Code hosting</textarea>');
+    // Saved as the form sends it back: the English fields are not lost.
+    const unchanged = { slug: 'github', name: 'GitHub', url: 'https://github.com', category: 'developer', name_en: 'GitHub', description_en: 'Code hosting' };
+    expect((await agent.post(`/admin/tools/${id}`).type('form').send(toolForm(unchanged))).status).toBe(303);
+    expect(await harness.db('tools').where({ id }).first('name_en', 'description_en')).toEqual({ name_en: 'GitHub', description_en: 'Code hosting' });
+    // And edited there: the English page shows the new text at once.
+    expect((await agent.post(`/admin/tools/${id}`).type('form').send(toolForm({ ...unchanged, description_en: 'Where code lives' }))).status).toBe(303);
+    expect((await agent.get('/en/tool/github')).text).toContain('Where code lives');
+
+    const categoryForm = await agent.get(`/admin/categories/${categoryId}/edit`);
+    expect(categoryForm.text).toContain('value="Developer tools"');
+    const category = { csrf, slug: 'developer', name: '开发工具', description: '', icon: '', sort_order: '0', name_en: 'Developer tools', description_en: 'For programmers' };
+    expect((await agent.post(`/admin/categories/${categoryId}`).type('form').send(category)).status).toBe(303);
+    expect(await harness.db('categories').where({ id: categoryId }).first('name_en', 'description_en')).toEqual({ name_en: 'Developer tools', description_en: 'For programmers' });
+  });
+
   it('when an editor features and unfeatures a tool, then its page and the API follow at once', async () => {
     const id = await idOf('tools', 'github');
     const badge = '<span class="badge">精选推荐</span>';

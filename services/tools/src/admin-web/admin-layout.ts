@@ -46,6 +46,8 @@ interface FieldOptions {
   hint?: string;
   wide?: boolean;
   maxlength?: number;
+  /** The language of the value, when not the page's (the English fields). */
+  lang?: string;
 }
 
 /** A labelled input with its hint and, when refused, its error (tied to it by aria-describedby). */
@@ -53,7 +55,7 @@ export function field(options: FieldOptions): Html {
   const id = `field-${options.name}`;
   const error = options.errors.find((candidate) => candidate.field === options.name);
   const describedBy = [options.hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
-  const common = html`id="${id}" name="${options.name}"${options.required ? html` required` : null}${options.maxlength ? html` maxlength="${options.maxlength}"` : null}${describedBy ? html` aria-describedby="${describedBy}"` : null}${error ? html` aria-invalid="true"` : null}`;
+  const common = html`id="${id}" name="${options.name}"${options.required ? html` required` : null}${options.maxlength ? html` maxlength="${options.maxlength}"` : null}${options.lang ? html` lang="${options.lang}"` : null}${describedBy ? html` aria-describedby="${describedBy}"` : null}${error ? html` aria-invalid="true"` : null}`;
   const control =
     options.type === 'textarea'
       ? html`<textarea ${common}>${options.value}</textarea>`

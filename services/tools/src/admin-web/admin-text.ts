@@ -90,6 +90,8 @@ export const ADMIN_TEXT = {
     slug: 'Slug（网址名）',
     name: '名称',
     description: '简介',
+    name_en: '英文名称',
+    description_en: '英文简介',
     url: '网址',
     icon: '图标网址',
     category: '分类',
@@ -107,6 +109,7 @@ export const ADMIN_TEXT = {
     tags: '用逗号分隔',
     sort_order: '整数，小的在前',
     categoryIcon: '一个表情或图标字符，可留空',
+    english: '英文页面 /en/ 显示；留空则显示中文',
     parent: '分类只有两级：子分类不能再有子分类，有子分类的分类不能成为子分类',
   } as Record<string, string>,
 } as const;

@@ -10,7 +10,7 @@ import { categoryFormFields, renderCategoryForm, renderCategoryList } from './ca
 import { renderToolForm, renderToolList, toolFormFields, TOOLS_PER_PAGE } from './tool-pages';
 
 const NOTICES: Record<string, string> = { saved: T.saved, deleted: T.deleted, featured: T.featuredDone, unfeatured: T.unfeaturedDone, icon: H.iconSaved, icon_cleared: H.iconCleared };
-const FORM_FIELDS = ['slug', 'name', 'description', 'url', 'icon', 'category', 'tags', 'is_featured', 'sort_order', 'parent'];
+const FORM_FIELDS = ['slug', 'name', 'description', 'url', 'icon', 'category', 'tags', 'is_featured', 'sort_order', 'parent', 'name_en', 'description_en'];
 
 /** A database id from the path; anything else names nothing (404). */
 function idOf(req: Request): number {

@@ -37,7 +37,7 @@ ${view.categories.length === 0
 }
 
 export function categoryFormFields(category: EditableCategory): FormFields {
-  return { slug: category.slug, name: category.name, description: category.description, icon: category.icon, sort_order: String(category.sort_order), parent: category.parent_slug ?? '' };
+  return { slug: category.slug, name: category.name, description: category.description, name_en: category.name_en, description_en: category.description_en, icon: category.icon, sort_order: String(category.sort_order), parent: category.parent_slug ?? '' };
 }
 
 /** The parent select: top-level categories only (two levels), never the category itself. */
@@ -74,6 +74,8 @@ ${errorSummary(errors)}
     ${field({ name: 'icon', label: T.categoryIconLabel, value: value('icon'), errors, hint: T.hints.categoryIcon, maxlength: 500 })}
     ${field({ name: 'sort_order', value: value('sort_order') || '0', errors, type: 'number', hint: T.hints.sort_order })}
     ${field({ name: 'description', value: value('description'), errors, type: 'textarea', wide: true })}
+    ${field({ name: 'name_en', value: value('name_en'), errors, hint: T.hints.english, maxlength: 100, lang: 'en' })}
+    ${field({ name: 'description_en', value: value('description_en'), errors, type: 'textarea', wide: true, lang: 'en' })}
   </div>
   <div class="actions"><button class="btn" type="submit">${T.save}</button><a class="btn btn--quiet" href="/admin/categories">${T.cancel}</a></div>
 </form>`,

@@ -85,6 +85,8 @@ export function toolFormFields(tool: EditableTool): FormFields {
     slug: tool.slug,
     name: tool.name,
     description: tool.description,
+    name_en: tool.name_en,
+    description_en: tool.description_en,
     url: tool.url,
     icon: tool.icon,
     category: tool.category_slug,
@@ -122,6 +124,8 @@ ${errorSummary(errors)}
     </div>
     ${field({ name: 'sort_order', value: value('sort_order') || '0', errors, type: 'number', hint: T.hints.sort_order })}
     ${field({ name: 'description', value: value('description'), errors, type: 'textarea', wide: true })}
+    ${field({ name: 'name_en', value: value('name_en'), errors, hint: T.hints.english, maxlength: 200, lang: 'en' })}
+    ${field({ name: 'description_en', value: value('description_en'), errors, type: 'textarea', wide: true, lang: 'en' })}
     ${field({ name: 'tags', value: value('tags'), errors, hint: T.hints.tags, wide: true })}
     ${field({ name: 'icon', value: value('icon'), errors, type: 'url', hint: T.hints.icon, wide: true })}
     <div class="field field--check field--wide"><input type="checkbox" id="field-is_featured" name="is_featured"${value('is_featured') === 'on' ? html` checked` : null}><label for="field-is_featured">${T.fields.is_featured}</label></div>

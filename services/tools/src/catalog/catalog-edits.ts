@@ -7,6 +7,8 @@ export interface EditableTool {
   slug: string;
   name: string;
   description: string;
+  name_en: string;
+  description_en: string;
   url: string;
   icon: string;
   category_id: number;
@@ -24,6 +26,8 @@ export interface EditableCategory {
   slug: string;
   name: string;
   description: string;
+  name_en: string;
+  description_en: string;
   icon: string;
   sort_order: number;
   parent_id: number | null;
@@ -32,7 +36,7 @@ export interface EditableCategory {
 }
 
 const toolColumns = [
-  't.id', 't.slug', 't.name', 't.description', 't.url', 't.icon', 't.category_id', 'c.slug as category_slug',
+  't.id', 't.slug', 't.name', 't.description', 't.name_en', 't.description_en', 't.url', 't.icon', 't.category_id', 'c.slug as category_slug',
   'c.name as category_name', 't.tags', 't.is_featured', 't.sort_order', 't.visits', 't.updated_at',
 ];
 
@@ -59,7 +63,7 @@ export function createCatalogEdits(db: Knex) {
   const categoriesQuery = () =>
     db('categories as c')
       .leftJoin('categories as p', 'p.id', 'c.parent_id')
-      .select('c.id', 'c.slug', 'c.name', 'c.description', 'c.icon', 'c.sort_order', 'c.parent_id', 'p.slug as parent_slug')
+      .select('c.id', 'c.slug', 'c.name', 'c.description', 'c.name_en', 'c.description_en', 'c.icon', 'c.sort_order', 'c.parent_id', 'p.slug as parent_slug')
       .select(db.raw('(SELECT count(*) FROM tools t WHERE t.category_id = c.id) AS tool_count'));
   return {
     /** Tools in the category order, or most visited first (`sort: 'visits'`); with the matching count and their visits in total. */
