@@ -16,8 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-NODE_VERSION=24.21.0
-NPM_VERSION=11.19.1
+. scripts/docker/versions.env
 RECIPE=1   # bump when this file changes what goes into an image
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 CA_BUNDLE=/etc/ssl/certs/ca-certificates.crt

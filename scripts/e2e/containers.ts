@@ -58,21 +58,25 @@ function runArgs(env: NodeJS.ProcessEnv): { args: string[]; cliEnv: NodeJS.Proce
  * Starts a replica as a container named `name`, running the image's command. The returned process
  * is the attached `docker run`: its output is the container's, signals it can catch go on to the
  * container (SIGTERM: the service's drain), and when it ends however it ends (SIGKILL included, which
- * would otherwise leave the container running) the container is removed before anyone else hears of
- * the exit, so a killed replica's port is closed and its name free.
+ * would otherwise leave the container running) the container is killed before anyone else hears of
+ * the exit, so a killed replica's port is closed.
  */
 export function spawnContainer(image: string, name: string, env: NodeJS.ProcessEnv): ChildProcess {
   const { args, cliEnv } = runArgs(env);
-  const child = spawn('docker', ['run', '--rm', '--name', name, ...args, image], { env: cliEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.on('exit', () => removeContainer(name));
+  // Each start its own name: the daemon removes a killed container (--rm) after its kill returns,
+  // and on vfs that takes seconds a restart need not wait for.
+  const container = `${name}-${++starts}`;
+  const child = spawn('docker', ['run', '--rm', '--name', container, ...args, image], { env: cliEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.on('exit', () => killContainer(container));
   return child;
 }
+let starts = 0;
 
-export function removeContainer(name: string): void {
+function killContainer(name: string): void {
   try {
-    execFileSync('docker', ['rm', '-f', name], { stdio: 'ignore' });
+    execFileSync('docker', ['kill', name], { stdio: 'ignore' });
   } catch {
-    // Already gone (--rm removed it after a clean exit).
+    // Already stopped (its process ended, and with it the docker CLI).
   }
 }
 
