@@ -8,6 +8,7 @@ import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { Client } from 'pg';
 import { PROXY_DIR, renderNginxTemplate, standaloneNginxConf, upstreamServers } from '../lib/nginx-template';
 import { WEB_APP_BUILD_DIR } from '../lib/web-app';
+import { e2eServiceImages, runInContainer, spawnContainer } from './containers';
 import type { RealServices } from './real-services';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -67,7 +68,9 @@ export function e2eStorage(): 'local' | 's3' {
   return process.env.TEST_STORAGE === 's3' ? 's3' : 'local';
 }
 
+/** Builds both services' dist/ (not needed when the suite runs on their images). */
 export function buildServices(): void {
+  if (e2eServiceImages()) return;
   execFileSync('npm', ['run', 'build', '-w', 'services/images', '-w', 'services/tools'], {
     cwd: ROOT,
     stdio: 'pipe',
@@ -148,12 +151,18 @@ export function whenReplicaWrites(replica: Replica, pattern: RegExp | ((output: 
   });
 }
 
-function spawnReplica(script: string, env: NodeJS.ProcessEnv, port: number): { process: ChildProcess; output: string[] } {
-  const child = spawn(process.execPath, [script], {
-    cwd: ROOT,
-    env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+/** How a replica is started: its built script, or a container of its service's image (containers.ts). */
+interface Launch {
+  script: string;
+  env: NodeJS.ProcessEnv;
+  container?: { image: string; name: string };
+}
+
+function spawnReplica({ script, env, container }: Launch, port: number): { process: ChildProcess; output: string[] } {
+  const replicaEnv = { ...env, PORT: String(port), HOST: '127.0.0.1' };
+  const child = container
+    ? spawnContainer(container.image, container.name, replicaEnv)
+    : spawn(process.execPath, [script], { cwd: ROOT, env: replicaEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   const output: string[] = [];
   child.stdout!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
@@ -269,7 +278,8 @@ export async function startPlatform(real: RealServices, options: PlatformOptions
   const workDir = mkdtempSync(path.join(os.tmpdir(), 'platform-e2e-'));
   const images: Replica[] = [];
   const tools: Replica[] = [];
-  const launchOf = new Map<Replica, { script: string; env: NodeJS.ProcessEnv }>();
+  const launchOf = new Map<Replica, Launch>();
+  const serviceImages = e2eServiceImages();
   let nginxMaster: ChildProcess | undefined;
   let bucketServer: { close(): Promise<void> } | undefined;
   const storage = options.storage ?? e2eStorage();
@@ -346,15 +356,21 @@ export async function startPlatform(real: RealServices, options: PlatformOptions
 
     // All replicas start at once on empty databases: the migrations race, as in
     // `docker compose up --scale`, and knex's migration lock must sort it out.
-    const start = async (name: string, script: string, env: NodeJS.ProcessEnv): Promise<Replica> => {
+    const start = async (service: 'images' | 'tools', index: number, env: NodeJS.ProcessEnv): Promise<Replica> => {
+      const name = `${service}-${index}`;
       const port = await freePort();
-      const replica: Replica = { name, port, ...spawnReplica(script, env, port) };
-      launchOf.set(replica, { script, env });
+      const launch: Launch = {
+        script: `services/${service}/dist/src/main.js`,
+        env,
+        container: serviceImages ? { image: serviceImages[service], name: `e2e-${suffix}-${name}` } : undefined,
+      };
+      const replica: Replica = { name, port, ...spawnReplica(launch, port) };
+      launchOf.set(replica, launch);
       return replica;
     };
     for (let i = 0; i < options.replicas; i++) {
-      images.push(await start(`images-${i + 1}`, 'services/images/dist/src/main.js', imagesEnv));
-      tools.push(await start(`tools-${i + 1}`, 'services/tools/dist/src/main.js', toolsEnv));
+      images.push(await start('images', i + 1, imagesEnv));
+      tools.push(await start('tools', i + 1, toolsEnv));
     }
     for (const replica of [...images, ...tools]) await waitForReady(replica);
 
@@ -379,8 +395,8 @@ export async function startPlatform(real: RealServices, options: PlatformOptions
 
     const restartReplica = async (replica: Replica, envChanges: NodeJS.ProcessEnv = {}): Promise<void> => {
       await stopProcess(replica.process, 'SIGKILL');
-      const { script, env } = launchOf.get(replica)!;
-      Object.assign(replica, spawnReplica(script, { ...env, ...envChanges }, replica.port));
+      const launch = launchOf.get(replica)!;
+      Object.assign(replica, spawnReplica({ ...launch, env: { ...launch.env, ...envChanges } }, replica.port));
       await waitForReady(replica);
     };
 
@@ -413,8 +429,16 @@ export async function startPlatform(real: RealServices, options: PlatformOptions
   }
 }
 
-/** Runs an admin CLI of a built service against the platform's database, as an operator would (`stdin`: what is piped in, e.g. a password). */
+/**
+ * Runs an admin CLI of a built service against the platform's database, as an operator would
+ * (`stdin`: what is piped in, e.g. a password); in a container of the service's image when the suite
+ * runs on images.
+ */
 export function runAdmin(service: 'images' | 'tools', env: NodeJS.ProcessEnv, args: string[], stdin?: string): string {
+  const serviceImages = e2eServiceImages();
+  if (serviceImages) {
+    return runInContainer(serviceImages[service], { ...env, LOG_LEVEL: 'silent' }, ['node', `services/${service}/dist/src/admin/cli.js`, ...args], stdin);
+  }
   return execFileSync(process.execPath, [`services/${service}/dist/src/admin/cli.js`, ...args], {
     cwd: ROOT,
     env: { ...env, LOG_LEVEL: 'silent' },
