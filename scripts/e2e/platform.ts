@@ -402,8 +402,7 @@ export async function startPlatform(real: RealServices, options: PlatformOptions
 
     const replaceReplica = async (replica: Replica): Promise<number | null> => {
       const code = await stopProcess(replica.process, 'SIGTERM');
-      const { script, env } = launchOf.get(replica)!;
-      Object.assign(replica, spawnReplica(script, env, replica.port));
+      Object.assign(replica, spawnReplica(launchOf.get(replica)!, replica.port));
       await waitForReady(replica);
       return code;
     };
