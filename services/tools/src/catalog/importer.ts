@@ -1,228 +1,187 @@
-import { z } from 'zod';
-import type { CatalogRepository, CategoryInput } from './catalog-repository';
-import { parseCsvSource, parseJsonSource } from './import-sources';
+import type { CatalogQueries, CatalogRepository, UpsertOutcome } from './catalog-repository';
+import { categorySchema, firstIssue, toolSchema } from './import-schemas';
+import { ImportFormatError, parseCsvSource, parseJsonSource, type ParsedSource, type SourceRow } from './import-sources';
+import { looksLikeBookmarkHtml, parseBookmarkHtml } from './import-formats/bookmark-html';
+import { parseOneNav, SQLITE_MAGIC } from './import-formats/onenav';
 
-export { CSV_HEADER, ImportFormatError } from './import-sources';
+export { CSV_HEADER, FULL_CSV_HEADER, ImportFormatError } from './import-sources';
+export { categorySchema, parseCategoryPatch, toolSchema, type CategoryPatch } from './import-schemas';
 
 export interface RejectedRow {
-  /** 1-based: the index in `tools` (JSON) or the line the row starts on (CSV, header = line 1). */
+  /** 1-based: the index in `tools` (JSON), the line the row starts on (CSV, HTML; header = line 1), OneNav's id. */
   row: number;
   slug: string | null;
   reason: string;
 }
 
+/** One row of the per-row report: unchanged rows are "skipped" in the admin's words. */
+export interface RowOutcome {
+  kind: 'category' | 'tool';
+  row: number;
+  slug: string | null;
+  outcome: UpsertOutcome | 'skipped' | 'refused';
+  reason?: string;
+}
+
 export interface ImportReport {
   categories: { created: number; updated: number; unchanged: number; rejected: RejectedRow[] };
   tools: { created: number; updated: number; unchanged: number; rejected: RejectedRow[] };
+  /** Rows the source itself leaves out (OneNav's private links), with the reason. */
+  skipped: number;
+  rows: RowOutcome[];
+  dryRun: boolean;
 }
 
-// Postgres text cannot hold NUL (one such row would abort the whole import's transaction), and a lone
-// surrogate would be stored as U+FFFD: both are refused per row. One-line fields refuse every C0 control.
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
-const CONTROL_EXCEPT_LINE_BREAKS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
-const isOneLineText = (value: string) => !CONTROL_CHARACTER.test(value) && !LONE_SURROGATE.test(value);
-const isMultiLineText = (value: string) => !CONTROL_EXCEPT_LINE_BREAKS.test(value) && !LONE_SURROGATE.test(value);
-const invalidCharacters = (label: string) => `${label} contains control characters or invalid Unicode`;
+export type ImportFormat = 'json' | 'csv' | 'html' | 'onenav';
+export const IMPORT_FORMATS: readonly ImportFormat[] = ['json', 'csv', 'html', 'onenav'];
 
-const slugSchema = z
-  .string({ error: 'slug is required' })
-  .trim()
-  .min(1, 'slug is required')
-  .max(100, 'slug is longer than 100 characters')
-  // An all-digit slug is allowed (e.g. the SEO site 5118): detail lookups try the slug before the id.
-  .regex(/^[a-z0-9][a-z0-9._-]*$/, 'slug must be lowercase letters, digits, ".", "_" or "-"');
-
-const httpUrl = (label: string) =>
-  z
-    .string({ error: `${label} is required` })
-    .trim()
-    .max(2000, `${label} is longer than 2000 characters`)
-    .refine(isOneLineText, invalidCharacters(label))
-    .refine((value) => {
-      try {
-        const parsed = new URL(value);
-        return parsed.protocol === 'http:' || parsed.protocol === 'https:';
-      } catch {
-        return false;
-      }
-    }, `${label} is not a valid http(s) URL`);
-
-const tagListSchema = z
-  .array(
-    z.string({ error: 'tags must be strings' }).trim().max(50, 'a tag is longer than 50 characters').refine(isOneLineText, invalidCharacters('a tag')),
-    { error: 'tags must be a list of strings' },
-  )
-  .transform((tags) => [...new Set(tags.filter((tag) => tag.length > 0))])
-  .refine((tags) => tags.length <= 30, 'more than 30 tags');
-
-/** English name and description, optional ('' = not translated: the English pages show the Chinese text). */
-const englishFields = (nameMax: number, descriptionMax: number) => ({
-  name_en: z
-    .string({ error: 'name_en must be a string' })
-    .trim()
-    .max(nameMax, `name_en is longer than ${nameMax} characters`)
-    .refine(isOneLineText, invalidCharacters('name_en'))
-    .default(''),
-  description_en: z
-    .string({ error: 'description_en must be a string' })
-    .trim()
-    .max(descriptionMax, `description_en is longer than ${descriptionMax} characters`)
-    .refine(isMultiLineText, invalidCharacters('description_en'))
-    .default(''),
-});
-
-export const toolSchema = z.object({
-  slug: slugSchema,
-  name: z
-    .string({ error: 'name is required' })
-    .trim()
-    .min(1, 'name is required')
-    .max(200, 'name is longer than 200 characters')
-    .refine(isOneLineText, invalidCharacters('name')),
-  description: z
-    .string({ error: 'description must be a string' })
-    .trim()
-    .max(5000, 'description is longer than 5000 characters')
-    .refine(isMultiLineText, invalidCharacters('description'))
-    .default(''),
-  url: httpUrl('url'),
-  icon: z.union([z.literal(''), httpUrl('icon')], { error: 'icon must be empty or an http(s) URL' }).default(''),
-  category: z.string({ error: 'category is required' }).trim().min(1, 'category is required').refine(isOneLineText, invalidCharacters('category')),
-  tags: tagListSchema.default([]),
-  is_featured: z.boolean({ error: 'is_featured must be true or false' }).default(false),
-  ...englishFields(200, 5000),
-});
-
-export const categorySchema = z.object({
-  slug: slugSchema,
-  name: z
-    .string({ error: 'name is required' })
-    .trim()
-    .min(1, 'name is required')
-    .max(100, 'name is longer than 100 characters')
-    .refine(isOneLineText, invalidCharacters('name')),
-  description: z
-    .string({ error: 'description must be a string' })
-    .trim()
-    .max(2000, 'description is longer than 2000 characters')
-    .refine(isMultiLineText, invalidCharacters('description'))
-    .default(''),
-  icon: z.string({ error: 'icon must be a string' }).trim().max(500, 'icon is longer than 500 characters').refine(isOneLineText, invalidCharacters('icon')).default(''),
-  sort_order: z.number({ error: 'sort_order must be an integer' }).int('sort_order must be an integer').default(0),
-  ...englishFields(100, 2000),
-});
-
-/** The fields `category:edit` may change, checked with the same rules as an import; unset fields stay as they are. */
-// unwrap(): without their import defaults, so that an absent field stays absent instead of becoming ''.
-const categoryPatchSchema = z.object({
-  name: categorySchema.shape.name.optional(),
-  description: categorySchema.shape.description.unwrap().optional(),
-  icon: categorySchema.shape.icon.unwrap().optional(),
-  sort_order: categorySchema.shape.sort_order.unwrap().optional(),
-  name_en: categorySchema.shape.name_en.unwrap().optional(),
-  description_en: categorySchema.shape.description_en.unwrap().optional(),
-});
-
-export type CategoryPatch = Partial<Omit<CategoryInput, 'slug'>>;
-
-export function parseCategoryPatch(fields: CategoryPatch): { patch: CategoryPatch } | { reason: string } {
-  const parsed = categoryPatchSchema.safeParse(fields);
-  if (!parsed.success) return { reason: firstIssue(parsed.error) };
-  return { patch: Object.fromEntries(Object.entries(parsed.data).filter(([, value]) => value !== undefined)) as CategoryPatch };
-}
-
-function firstIssue(error: z.ZodError): string {
-  const issue = error.issues[0];
-  return issue?.message ?? 'invalid row';
-}
-
-export type ImportFormat = 'json' | 'csv';
-
-export function detectFormat(fileName: string): ImportFormat | undefined {
+/** By the file's name, then by its first bytes. */
+export function detectFormat(fileName: string, data?: Buffer): ImportFormat | undefined {
   const lower = fileName.toLowerCase();
   if (lower.endsWith('.json')) return 'json';
   if (lower.endsWith('.csv')) return 'csv';
+  if (lower.endsWith('.html') || lower.endsWith('.htm')) return 'html';
+  if (lower.endsWith('.db3') || lower.endsWith('.db') || lower.endsWith('.sqlite')) return 'onenav';
+  if (!data) return undefined;
+  if (data.subarray(0, SQLITE_MAGIC.length).equals(SQLITE_MAGIC)) return 'onenav';
+  const head = data.subarray(0, 5000).toString('utf8').trimStart();
+  if (head.startsWith('{') || head.startsWith('[')) return 'json';
+  if (looksLikeBookmarkHtml(head)) return 'html';
   return undefined;
 }
 
+/** The file as rows before validation; a file that cannot be read at all throws ImportFormatError. */
+export async function readImportSource(data: Buffer | string, format: ImportFormat): Promise<ParsedSource> {
+  if (format === 'onenav') return parseOneNav(Buffer.isBuffer(data) ? data : Buffer.from(data, 'utf8'));
+  const text = Buffer.isBuffer(data) ? data.toString('utf8') : data;
+  if (text.includes('\ufffd') && Buffer.isBuffer(data) && !data.includes(Buffer.from('\ufffd', 'utf8'))) {
+    throw new ImportFormatError('the file is not UTF-8 text');
+  }
+  if (format === 'json') return parseJsonSource(text);
+  if (format === 'csv') return parseCsvSource(text);
+  if (!looksLikeBookmarkHtml(text)) throw new ImportFormatError('not a bookmark file: expected <!DOCTYPE NETSCAPE-Bookmark-file-1> and <DL> lists');
+  return parseBookmarkHtml(text).source;
+}
+
+export interface ImportOptions {
+  dryRun?: boolean;
+  /** Called after each batch with rows handled so far (categories + tools). */
+  onProgress?: (done: number, total: number) => void | Promise<void>;
+  batchSize?: number;
+}
+
+class DryRunRollback extends Error {}
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Imports a JSON or CSV text (the CLI's and the tests' short way). */
+export async function importCatalog(repository: CatalogRepository, text: string, format: ImportFormat, options: ImportOptions = {}): Promise<ImportReport> {
+  return runImport(repository, await readImportSource(text, format), options);
+}
+
 /**
- * Imports categories and tools, idempotent by slug (existing rows are updated, visit counts kept; rows
- * that already hold the imported values are left alone and counted as unchanged).
- * Invalid rows are reported and skipped; everything valid is written in one transaction.
+ * Imports categories and tools, idempotent by slug (existing rows are updated, visit counts kept; rows that
+ * already hold the imported values are left alone and counted as unchanged). Invalid rows are reported and
+ * skipped; everything valid is written in one transaction, tools in batches of one statement each with the
+ * event loop free between them, so the site keeps answering. A dry run does the same writes and rolls back.
  */
-export async function importCatalog(repository: CatalogRepository, text: string, format: ImportFormat): Promise<ImportReport> {
-  const source = format === 'json' ? parseJsonSource(text) : parseCsvSource(text);
+export async function runImport(repository: CatalogRepository, source: ParsedSource, options: ImportOptions = {}): Promise<ImportReport> {
+  const batchSize = options.batchSize ?? 500;
+  const total = source.categories.length + source.tools.length;
   const report: ImportReport = {
     categories: { created: 0, updated: 0, unchanged: 0, rejected: [] },
     tools: { created: 0, updated: 0, unchanged: 0, rejected: [] },
+    skipped: 0,
+    rows: [],
+    dryRun: options.dryRun === true,
+  };
+  const refuse = (kind: 'category' | 'tool', row: number, slug: string | null, reason: string) => {
+    report[kind === 'category' ? 'categories' : 'tools'].rejected.push({ row, slug, reason });
+    report.rows.push({ kind, row, slug, outcome: 'refused', reason });
+  };
+  const skippedBySource = (kind: 'category' | 'tool', { row, fields }: SourceRow): boolean => {
+    if (typeof fields.__skip !== 'string') return false;
+    report.skipped += 1;
+    report.rows.push({ kind, row, slug: typeof fields.slug === 'string' ? fields.slug : null, outcome: 'skipped', reason: fields.__skip });
+    return true;
   };
 
-  return repository.transaction(async (trx) => {
+  const work = async (trx: CatalogQueries) => {
     const seenCategorySlugs = new Set<string>();
-    for (const { row, fields } of source.categories) {
+    for (const entry of source.categories) {
+      const { row, fields } = entry;
+      if (skippedBySource('category', entry)) continue;
       const slugGuess = typeof fields.slug === 'string' ? fields.slug : null;
       if (fields.__notAnObject) {
-        report.categories.rejected.push({ row, slug: null, reason: 'category must be an object' });
+        refuse('category', row, null, 'category must be an object');
         continue;
       }
       const parsed = categorySchema.safeParse(fields);
       if (!parsed.success) {
-        report.categories.rejected.push({ row, slug: slugGuess, reason: firstIssue(parsed.error) });
+        refuse('category', row, slugGuess, firstIssue(parsed.error));
         continue;
       }
       if (seenCategorySlugs.has(parsed.data.slug)) {
-        report.categories.rejected.push({ row, slug: parsed.data.slug, reason: `duplicate category slug "${parsed.data.slug}" in this file` });
+        refuse('category', row, parsed.data.slug, `duplicate category slug "${parsed.data.slug}" in this file`);
         continue;
       }
       seenCategorySlugs.add(parsed.data.slug);
-      const category: CategoryInput = parsed.data;
-      const outcome = await trx.upsertCategory(category);
+      const outcome = await trx.upsertCategory(parsed.data);
       report.categories[outcome] += 1;
+      report.rows.push({ kind: 'category', row, slug: parsed.data.slug, outcome });
     }
+    await options.onProgress?.(source.categories.length, total);
 
     const categoryIds = await trx.categoryIdsBySlug();
     const seenToolSlugs = new Set<string>();
-    for (const { row, fields } of source.tools) {
-      const slugGuess = typeof fields.slug === 'string' && fields.slug.trim() !== '' ? fields.slug.trim() : null;
-      if (fields.__notAnObject) {
-        report.tools.rejected.push({ row, slug: null, reason: 'tool must be an object' });
-        continue;
+    for (let start = 0; start < source.tools.length; start += batchSize) {
+      const batch: (Parameters<CatalogQueries['upsertToolBatch']>[0][number] & { row: number })[] = [];
+      for (const entry of source.tools.slice(start, start + batchSize)) {
+        const { row, fields } = entry;
+        if (skippedBySource('tool', entry)) continue;
+        const slugGuess = typeof fields.slug === 'string' && fields.slug.trim() !== '' ? fields.slug.trim() : null;
+        if (fields.__notAnObject) {
+          refuse('tool', row, null, 'tool must be an object');
+          continue;
+        }
+        if (typeof fields.__badColumns === 'string') {
+          refuse('tool', row, slugGuess, fields.__badColumns);
+          continue;
+        }
+        const parsed = toolSchema.safeParse(fields);
+        if (!parsed.success) {
+          refuse('tool', row, slugGuess, firstIssue(parsed.error));
+          continue;
+        }
+        const { category, sort_order, ...tool } = parsed.data;
+        if (seenToolSlugs.has(tool.slug)) {
+          refuse('tool', row, tool.slug, `duplicate slug "${tool.slug}" in this file`);
+          continue;
+        }
+        const categoryId = categoryIds.get(category);
+        if (categoryId === undefined) {
+          refuse('tool', row, tool.slug, `unknown category "${category}"`);
+          continue;
+        }
+        seenToolSlugs.add(tool.slug);
+        batch.push({ ...tool, category_id: categoryId, sort_order: sort_order ?? null, row });
       }
-      if (typeof fields.__badColumns === 'string') {
-        report.tools.rejected.push({ row, slug: slugGuess, reason: fields.__badColumns });
-        continue;
+      const outcomes = await trx.upsertToolBatch(batch.map(({ row: _row, ...input }) => input));
+      for (const { slug, row } of batch) {
+        const outcome = outcomes.get(slug) ?? 'unchanged';
+        report.tools[outcome] += 1;
+        report.rows.push({ kind: 'tool', row, slug, outcome });
       }
-      const parsed = toolSchema.safeParse(fields);
-      if (!parsed.success) {
-        report.tools.rejected.push({ row, slug: slugGuess, reason: firstIssue(parsed.error) });
-        continue;
-      }
-      const tool = parsed.data;
-      if (seenToolSlugs.has(tool.slug)) {
-        report.tools.rejected.push({ row, slug: tool.slug, reason: `duplicate slug "${tool.slug}" in this file` });
-        continue;
-      }
-      const categoryId = categoryIds.get(tool.category);
-      if (categoryId === undefined) {
-        report.tools.rejected.push({ row, slug: tool.slug, reason: `unknown category "${tool.category}"` });
-        continue;
-      }
-      seenToolSlugs.add(tool.slug);
-      const outcome = await trx.upsertTool({
-        slug: tool.slug,
-        name: tool.name,
-        description: tool.description,
-        url: tool.url,
-        icon: tool.icon,
-        category_id: categoryId,
-        tags: tool.tags,
-        is_featured: tool.is_featured,
-        name_en: tool.name_en,
-        description_en: tool.description_en,
-      });
-      report.tools[outcome] += 1;
+      await options.onProgress?.(source.categories.length + Math.min(start + batchSize, source.tools.length), total);
+      await yieldToEventLoop();
     }
-    return report;
-  });
+    if (options.dryRun) throw new DryRunRollback();
+  };
+
+  try {
+    await repository.transaction(work);
+  } catch (error) {
+    if (!(error instanceof DryRunRollback)) throw error;
+  }
+  report.rows.sort((a, b) => (a.kind === b.kind ? a.row - b.row : a.kind === 'category' ? -1 : 1));
+  return report;
 }
