@@ -50,12 +50,13 @@ export function parseBookmarkHtml(text: string): { source: ParsedSource; links: 
 
   const stack: (Folder | null)[] = [];
   const links: Link[] = [];
+  const folders: Folder[][] = [];
   let pendingFolder: Folder | null = null;
   let capture: { kind: 'h3' | 'a'; text: string; attributes: Record<string, string>; line: number } | null = null;
   let description: { target: Folder | Link; text: string } | null = null;
   let lastItem: Folder | Link | null = null;
   const endDescription = () => {
-    if (description) description.target.description = decodeText(description.text).trim();
+    if (description) description.target.description = description.text.trim();
     description = null;
   };
 
@@ -65,6 +66,7 @@ export function parseBookmarkHtml(text: string): { source: ParsedSource; links: 
         if (description && name !== 'br') endDescription();
         if (name === 'dl') {
           stack.push(pendingFolder);
+          if (pendingFolder && !pendingFolder.transparent) folders.push(stack.filter((folder): folder is Folder => folder !== null && !folder.transparent));
           pendingFolder = null;
         } else if (name === 'h3' || name === 'a') {
           capture = { kind: name, text: '', attributes, line: lineAt(parser.startIndex) };
@@ -82,7 +84,7 @@ export function parseBookmarkHtml(text: string): { source: ParsedSource; links: 
           stack.pop();
           lastItem = null;
         } else if (capture && name === capture.kind) {
-          const title = decodeText(capture.text).trim();
+          const title = capture.text.trim();
           if (capture.kind === 'h3') {
             const transparent = CONTAINER_ATTRIBUTES.some((attribute) => attribute in capture!.attributes);
             pendingFolder = { name: title, attributes: capture.attributes, line: capture.line, transparent };
@@ -102,13 +104,11 @@ export function parseBookmarkHtml(text: string): { source: ParsedSource; links: 
   parser.write(text);
   parser.end();
   endDescription();
-  return { source: toSource(links), links: links.length };
+  return { source: toSource(folders, links), links: links.length };
 }
 
-// htmlparser2 decodes entities already; this only folds the whitespace of wrapped lines.
-const decodeText = (text: string) => text.replace(/\s+/g, ' ');
 
-function toSource(links: Link[]): ParsedSource {
+function toSource(folderPaths: Folder[][], links: Link[]): ParsedSource {
   const categorySlug = createSlugRegistry();
   const toolSlug = createSlugRegistry();
   const categories: SourceRow[] = [];
@@ -130,6 +130,10 @@ function toSource(links: Link[]): ParsedSource {
     categories.push(folder.category);
     return folder.category;
   };
+  const categoryOf = ([first, second]: Folder[]): SourceRow =>
+    second ? folderCategory(second, first, `${first!.name}\u0000${second.name}`) : folderCategory(first!, undefined, first!.name);
+  // Every folder of the first two levels, in the file's order, empty ones too (an exported empty category).
+  for (const path of folderPaths) if (path.length <= 2) categoryOf(path);
   let unfiled: SourceRow | undefined;
 
   const tools = links.map((link): SourceRow => {
@@ -140,8 +144,7 @@ function toSource(links: Link[]): ParsedSource {
       if (!categories.includes(unfiled)) categories.push(unfiled);
       category = unfiled;
     } else {
-      category = folderCategory(first, undefined, first.name);
-      if (second) category = folderCategory(second, first, `${first.name}\u0000${second.name}`);
+      category = categoryOf(second ? [first, second] : [first]);
     }
     const attributes = link.attributes;
     const url = (attributes.href ?? '').trim();

@@ -12,7 +12,7 @@ export function slugFromText(text: string, fallback: string): string {
 export function slugFromUrl(url: string, fallback: string): string {
   try {
     const parsed = new URL(url);
-    const host = parsed.hostname.replace(/^www\./, '');
+    const host = parsed.host.replace(/^www\./, '');
     const path = parsed.pathname.replace(/\/+$/, '');
     return slugFromLatin(`${host}${path}${parsed.search}`) || fallback;
   } catch {
