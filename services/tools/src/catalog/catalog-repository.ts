@@ -212,6 +212,22 @@ function createCatalogQueries(db: Knex) {
       return upsertOutcome(result.rows[0]);
     },
 
+    /** What a dry run compares an import's categories with. */
+    async categoriesForImport(): Promise<Map<string, CategoryInput>> {
+      const rows: CategoryInput[] = await db('categories').select('slug', 'name', 'description', 'icon', 'sort_order', 'name_en', 'description_en');
+      return new Map(rows.map((row) => [row.slug, row]));
+    },
+
+    /** What a dry run compares a batch of imported tools with: the stored tools of these slugs. */
+    async toolsForImport(slugs: string[]): Promise<Map<string, Omit<ToolUpsert, 'category_id'> & { category: string; sort_order: number }>> {
+      if (slugs.length === 0) return new Map();
+      const rows: (Omit<ToolUpsert, 'category_id'> & { category: string; sort_order: number })[] = await db('tools as t')
+        .join('categories as c', 'c.id', 't.category_id')
+        .select('t.slug', 't.name', 't.description', 't.url', 't.icon', 'c.slug as category', 't.tags', 't.is_featured', 't.name_en', 't.description_en', 't.sort_order')
+        .whereIn('t.slug', slugs);
+      return new Map(rows.map((row) => [row.slug, row]));
+    },
+
     /**
      * upsertTool for many rows in one statement (an import's batch): the outcome of each slug, absent = unchanged.
      * `sort_order` null keeps a tool's order (0 for a new one). Slugs must be distinct within the batch; new tools

@@ -1,4 +1,4 @@
-import type { CatalogQueries, CatalogRepository, UpsertOutcome } from './catalog-repository';
+import type { CatalogRepository, CategoryInput, ToolUpsert, UpsertOutcome } from './catalog-repository';
 import { categorySchema, firstIssue, toolSchema } from './import-schemas';
 import { ImportFormatError, parseCsvSource, parseJsonSource, type ParsedSource, type SourceRow } from './import-sources';
 import { looksLikeBookmarkHtml, parseBookmarkHtml } from './import-formats/bookmark-html';
@@ -70,7 +70,6 @@ export interface ImportOptions {
   batchSize?: number;
 }
 
-class DryRunRollback extends Error {}
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Imports a JSON or CSV text (the CLI's and the tests' short way). */
@@ -78,21 +77,35 @@ export async function importCatalog(repository: CatalogRepository, text: string,
   return runImport(repository, await readImportSource(text, format), options);
 }
 
+type ToolInput = Omit<ToolUpsert, 'category_id'> & { category: string; sort_order: number | null };
+
+const sameTags = (a: string[], b: string[]) => a.length === b.length && a.every((tag, index) => tag === b[index]);
+const sameCategory = (stored: CategoryInput, input: CategoryInput) =>
+  (['name', 'description', 'icon', 'sort_order', 'name_en', 'description_en'] as const).every((field) => stored[field] === input[field]);
+const sameTool = (stored: Omit<ToolInput, 'sort_order'> & { sort_order: number }, input: ToolInput) =>
+  (['name', 'description', 'url', 'icon', 'category', 'is_featured', 'name_en', 'description_en'] as const).every((field) => stored[field] === input[field]) &&
+  sameTags(stored.tags, input.tags) &&
+  (input.sort_order === null || stored.sort_order === input.sort_order);
+
 /**
  * Imports categories and tools, idempotent by slug (existing rows are updated, visit counts kept; rows that
  * already hold the imported values are left alone and counted as unchanged). Invalid rows are reported and
- * skipped; everything valid is written in one transaction, tools in batches of one statement each with the
- * event loop free between them, so the site keeps answering. A dry run does the same writes and rolls back.
+ * skipped. The whole file is read before anything is written, so a refused file leaves no trace. Categories
+ * are written in one transaction, then tools in batches of one statement and one short transaction each,
+ * with the event loop free between them: the site keeps answering, on the embedded database's single
+ * connection too. A batch that fails stops the import with the batches before it stored; importing the same
+ * file again completes it. A dry run writes nothing: it compares each row with what is stored.
  */
 export async function runImport(repository: CatalogRepository, source: ParsedSource, options: ImportOptions = {}): Promise<ImportReport> {
   const batchSize = options.batchSize ?? 500;
+  const dryRun = options.dryRun === true;
   const total = source.categories.length + source.tools.length;
   const report: ImportReport = {
     categories: { created: 0, updated: 0, unchanged: 0, rejected: [] },
     tools: { created: 0, updated: 0, unchanged: 0, rejected: [] },
     skipped: 0,
     rows: [],
-    dryRun: options.dryRun === true,
+    dryRun,
   };
   const refuse = (kind: 'category' | 'tool', row: number, slug: string | null, reason: string) => {
     report[kind === 'category' ? 'categories' : 'tools'].rejected.push({ row, slug, reason });
@@ -105,82 +118,95 @@ export async function runImport(repository: CatalogRepository, source: ParsedSou
     return true;
   };
 
-  const work = async (trx: CatalogQueries) => {
-    const seenCategorySlugs = new Set<string>();
-    for (const entry of source.categories) {
+  const categories: { row: number; input: CategoryInput }[] = [];
+  const seenCategorySlugs = new Set<string>();
+  for (const entry of source.categories) {
+    const { row, fields } = entry;
+    if (skippedBySource('category', entry)) continue;
+    if (fields.__notAnObject) {
+      refuse('category', row, null, 'category must be an object');
+      continue;
+    }
+    const parsed = categorySchema.safeParse(fields);
+    if (!parsed.success) {
+      refuse('category', row, typeof fields.slug === 'string' ? fields.slug : null, firstIssue(parsed.error));
+      continue;
+    }
+    if (seenCategorySlugs.has(parsed.data.slug)) {
+      refuse('category', row, parsed.data.slug, `duplicate category slug "${parsed.data.slug}" in this file`);
+      continue;
+    }
+    seenCategorySlugs.add(parsed.data.slug);
+    categories.push({ row, input: parsed.data });
+  }
+  const categoryOutcomes: UpsertOutcome[] = [];
+  if (dryRun) {
+    const stored = await repository.categoriesForImport();
+    for (const { input } of categories) {
+      const existing = stored.get(input.slug);
+      categoryOutcomes.push(!existing ? 'created' : sameCategory(existing, input) ? 'unchanged' : 'updated');
+    }
+  } else if (categories.length > 0) {
+    await repository.transaction(async (trx) => {
+      for (const { input } of categories) categoryOutcomes.push(await trx.upsertCategory(input));
+    });
+  }
+  categories.forEach(({ row, input }, index) => {
+    const outcome = categoryOutcomes[index]!;
+    report.categories[outcome] += 1;
+    report.rows.push({ kind: 'category', row, slug: input.slug, outcome });
+  });
+  await options.onProgress?.(source.categories.length, total);
+
+  const categoryIds = await repository.categoryIdsBySlug();
+  const known = (slug: string) => categoryIds.has(slug) || (dryRun && seenCategorySlugs.has(slug));
+  const seenToolSlugs = new Set<string>();
+  for (let start = 0; start < source.tools.length; start += batchSize) {
+    const batch: { row: number; tool: ToolInput }[] = [];
+    for (const entry of source.tools.slice(start, start + batchSize)) {
       const { row, fields } = entry;
-      if (skippedBySource('category', entry)) continue;
-      const slugGuess = typeof fields.slug === 'string' ? fields.slug : null;
+      if (skippedBySource('tool', entry)) continue;
+      const slugGuess = typeof fields.slug === 'string' && fields.slug.trim() !== '' ? fields.slug.trim() : null;
       if (fields.__notAnObject) {
-        refuse('category', row, null, 'category must be an object');
+        refuse('tool', row, null, 'tool must be an object');
         continue;
       }
-      const parsed = categorySchema.safeParse(fields);
+      if (typeof fields.__badColumns === 'string') {
+        refuse('tool', row, slugGuess, fields.__badColumns);
+        continue;
+      }
+      const parsed = toolSchema.safeParse(fields);
       if (!parsed.success) {
-        refuse('category', row, slugGuess, firstIssue(parsed.error));
+        refuse('tool', row, slugGuess, firstIssue(parsed.error));
         continue;
       }
-      if (seenCategorySlugs.has(parsed.data.slug)) {
-        refuse('category', row, parsed.data.slug, `duplicate category slug "${parsed.data.slug}" in this file`);
+      const tool = { ...parsed.data, sort_order: parsed.data.sort_order ?? null };
+      if (seenToolSlugs.has(tool.slug)) {
+        refuse('tool', row, tool.slug, `duplicate slug "${tool.slug}" in this file`);
         continue;
       }
-      seenCategorySlugs.add(parsed.data.slug);
-      const outcome = await trx.upsertCategory(parsed.data);
-      report.categories[outcome] += 1;
-      report.rows.push({ kind: 'category', row, slug: parsed.data.slug, outcome });
-    }
-    await options.onProgress?.(source.categories.length, total);
-
-    const categoryIds = await trx.categoryIdsBySlug();
-    const seenToolSlugs = new Set<string>();
-    for (let start = 0; start < source.tools.length; start += batchSize) {
-      const batch: (Parameters<CatalogQueries['upsertToolBatch']>[0][number] & { row: number })[] = [];
-      for (const entry of source.tools.slice(start, start + batchSize)) {
-        const { row, fields } = entry;
-        if (skippedBySource('tool', entry)) continue;
-        const slugGuess = typeof fields.slug === 'string' && fields.slug.trim() !== '' ? fields.slug.trim() : null;
-        if (fields.__notAnObject) {
-          refuse('tool', row, null, 'tool must be an object');
-          continue;
-        }
-        if (typeof fields.__badColumns === 'string') {
-          refuse('tool', row, slugGuess, fields.__badColumns);
-          continue;
-        }
-        const parsed = toolSchema.safeParse(fields);
-        if (!parsed.success) {
-          refuse('tool', row, slugGuess, firstIssue(parsed.error));
-          continue;
-        }
-        const { category, sort_order, ...tool } = parsed.data;
-        if (seenToolSlugs.has(tool.slug)) {
-          refuse('tool', row, tool.slug, `duplicate slug "${tool.slug}" in this file`);
-          continue;
-        }
-        const categoryId = categoryIds.get(category);
-        if (categoryId === undefined) {
-          refuse('tool', row, tool.slug, `unknown category "${category}"`);
-          continue;
-        }
-        seenToolSlugs.add(tool.slug);
-        batch.push({ ...tool, category_id: categoryId, sort_order: sort_order ?? null, row });
+      if (!known(tool.category)) {
+        refuse('tool', row, tool.slug, `unknown category "${tool.category}"`);
+        continue;
       }
-      const outcomes = await trx.upsertToolBatch(batch.map(({ row: _row, ...input }) => input));
-      for (const { slug, row } of batch) {
-        const outcome = outcomes.get(slug) ?? 'unchanged';
-        report.tools[outcome] += 1;
-        report.rows.push({ kind: 'tool', row, slug, outcome });
-      }
-      await options.onProgress?.(source.categories.length + Math.min(start + batchSize, source.tools.length), total);
-      await yieldToEventLoop();
+      seenToolSlugs.add(tool.slug);
+      batch.push({ row, tool });
     }
-    if (options.dryRun) throw new DryRunRollback();
-  };
-
-  try {
-    await repository.transaction(work);
-  } catch (error) {
-    if (!(error instanceof DryRunRollback)) throw error;
+    let outcomes: Map<string, UpsertOutcome>;
+    if (dryRun) {
+      const stored = await repository.toolsForImport(batch.map(({ tool }) => tool.slug));
+      outcomes = new Map(batch.map(({ tool }) => [tool.slug, !stored.has(tool.slug) ? 'created' : sameTool(stored.get(tool.slug)!, tool) ? 'unchanged' : 'updated']));
+    } else {
+      const inputs = batch.map(({ tool: { category, ...tool } }) => ({ ...tool, category_id: categoryIds.get(category)! }));
+      outcomes = await repository.transaction((trx) => trx.upsertToolBatch(inputs));
+    }
+    for (const { row, tool } of batch) {
+      const outcome = outcomes.get(tool.slug) ?? 'unchanged';
+      report.tools[outcome] += 1;
+      report.rows.push({ kind: 'tool', row, slug: tool.slug, outcome });
+    }
+    await options.onProgress?.(source.categories.length + Math.min(start + batchSize, source.tools.length), total);
+    await yieldToEventLoop();
   }
   report.rows.sort((a, b) => (a.kind === b.kind ? a.row - b.row : a.kind === 'category' ? -1 : 1));
   return report;

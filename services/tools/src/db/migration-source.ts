@@ -8,6 +8,7 @@ import * as englishFields from '../../migrations/20261127135300_english_fields';
 import * as iconsAndLinkHealth from '../../migrations/20261127135741_icons_and_link_health';
 import * as searchAliases from '../../migrations/20261127135800_search_aliases';
 import * as toolSubmissions from '../../migrations/20261127145600_tool_submissions';
+import * as importRuns from '../../migrations/20261127171611_import_runs';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -25,6 +26,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['20261127135741_icons_and_link_health', iconsAndLinkHealth],
   ['20261127135800_search_aliases', searchAliases],
   ['20261127145600_tool_submissions', toolSubmissions],
+  ['20261127171611_import_runs', importRuns],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {
