@@ -28,6 +28,9 @@ import { createLinkHealthRoutes } from './link-health-routes';
 import type { OutboundAdmin } from './outbound-admin';
 import type { SubmissionsService } from '../submissions/submissions-service';
 import { createSubmissionsAdminRoutes } from './submissions-admin-routes';
+import { createImportAdminRoutes, IMPORT_UPLOAD_PATH, importUploadParser } from './import-admin-routes';
+import type { ImportService } from '../imports/import-service';
+import type { CatalogExport } from '../catalog/export-repository';
 
 /** The admin's pages allow what the site's do (no inline script or style), and no framing, caching or indexing. */
 const ADMIN_HEADERS = {
@@ -52,6 +55,8 @@ export interface AdminRoutesDeps {
   keys: KeysAdminDeps;
   outbound: OutboundAdmin;
   submissions: SubmissionsService;
+  imports: ImportService;
+  readCatalog: () => Promise<CatalogExport>;
 }
 
 const sessionOf = (res: Response) => res.locals.editorSession as EditorSession | undefined;
@@ -130,6 +135,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Router {
   });
 
   router.post(ICON_FILE_PATH, iconUploadParser((res) => sessionOf(res) !== undefined));
+  router.post(IMPORT_UPLOAD_PATH, importUploadParser((res) => sessionOf(res) !== undefined));
 
   // Everything below is for a signed-in editor; a POST must also carry the session's form token.
   router.use((req, res, next) => {
@@ -159,6 +165,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Router {
   router.use(createLinkHealthRoutes({ outbound: deps.outbound, contextOf }));
   router.use(createKeysAdminRoutes({ ...deps.keys, contextOf }));
   router.use(createSubmissionsAdminRoutes({ submissions: deps.submissions, editor: deps.editor, edits: deps.edits, contextOf }));
+  router.use(createImportAdminRoutes({ imports: deps.imports, readCatalog: deps.readCatalog, contextOf }));
 
   router.use((_req, res) => {
     send(res, 404, renderMessagePage(contextOf(res), T.notFoundTitle, T.notFoundText));

@@ -42,8 +42,9 @@ export function createImportRunsRepository(db: Knex) {
     },
 
     async fileOf(id: number): Promise<Buffer | undefined> {
-      const row: { file: Buffer | null } | undefined = await db('import_runs').select('file').where({ id }).first();
-      return row?.file ?? undefined;
+      const row: { file: Uint8Array | null } | undefined = await db('import_runs').select('file').where({ id }).first();
+      // pg gives a Buffer, PGlite a Uint8Array.
+      return row?.file ? Buffer.from(row.file) : undefined;
     },
 
     async recent(limit: number): Promise<ImportRun[]> {
