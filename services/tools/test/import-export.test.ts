@@ -10,6 +10,7 @@ import { detectFormat, ImportFormatError, readImportSource, runImport, type Impo
 import { openHarness, smallCatalog, type Harness } from './support/harness';
 
 let harness: Harness;
+const count = async (table: string) => Number((await harness.db(table).count({ n: '*' }))[0]!.n);
 beforeAll(async () => {
   harness = await openHarness();
 });
@@ -135,7 +136,7 @@ describe('browser bookmark files', () => {
 
   it('when the file is not a bookmark file, then it is refused as a whole and nothing is written', async () => {
     await expect(importText('just some text', 'html')).rejects.toThrow(new ImportFormatError('not a bookmark file: expected <!DOCTYPE NETSCAPE-Bookmark-file-1> and <DL> lists'));
-    expect(await harness.db('categories').count({ n: '*' })).toEqual([{ n: 0 }]);
+    expect(await count('categories')).toBe(0);
   });
 });
 
@@ -200,10 +201,10 @@ describe('admin CLI: import and export', () => {
       const dry = await admin(['import', file, '--dry-run']);
       expect(dry.out.split('\n').slice(0, 3)).toEqual(['dry run: nothing was written', 'categories: 3 created, 0 updated, 0 unchanged, 0 rejected', 'tools: 4 created, 0 updated, 0 unchanged, 2 rejected']);
       expect(dry.status).toBe(1);
-      expect(await harness.db('tools').count({ n: '*' })).toEqual([{ n: 0 }]);
+      expect(await count('tools')).toBe(0);
 
       expect((await admin(['import', file])).status).toBe(1);
-      expect(await harness.db('tools').count({ n: '*' })).toEqual([{ n: 4 }]);
+      expect(await count('tools')).toBe(4);
       const out = path.join(dir, 'directory.csv');
       expect(await admin(['export', '--format', 'csv', '--out', out])).toEqual({ status: 0, out: `exported to ${out}`, err: '' });
       expect(fs.readFileSync(out, 'utf8')).toBe(await exportAs('csv'));
