@@ -65,7 +65,7 @@ async function underLoad(name: string, base: string, paths: string[], until: Pro
         try {
           const res = await request(`${base}${pathname}`, { dispatcher: agent });
           await res.body.dump();
-          if (res.statusCode >= 400) errors += 1;
+          if (res.statusCode >= 500) errors += 1;
         } catch {
           errors += 1;
         }
@@ -115,13 +115,22 @@ async function main() {
     await runAdminCommand(['editor:add', 'bench', '--password-stdin'], { db, defaultRateLimitPerHour: 1000, input: 'bench password 1\n', out: quiet, err: quiet });
     const key: string[] = [];
     await runAdminCommand(['key:create', '--name', 'bench', '--limit', '999999999'], { db, defaultRateLimitPerHour: 1000, out: (line) => key.push(line), err: quiet });
+    log('editor and key created');
     await db.destroy();
+    log('database closed; starting the service');
     const apiKey = /key: (tk_\S+)/.exec(key.join('\n'))![1]!;
 
     const { startMain } = serviceProcesses(path.join(ROOT, 'services/tools'));
-    const main = startMain({ DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', REDIS_URL: '', LINK_CHECK: 'off', ICON_FETCH: 'off', ANONYMOUS_RATE_LIMIT_PER_HOUR: '1000000000' });
+    // LOG_LEVEL warn keeps request logs out of the measurement, and with them the "listening" line: a fixed port, polled.
+    const port = 20000 + (process.pid % 20000);
+    const main = startMain({ DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', REDIS_URL: '', LINK_CHECK: 'off', ICON_FETCH: 'off', ANONYMOUS_RATE_LIMIT_PER_HOUR: '1000000000' });
     try {
-      const base = `http://127.0.0.1:${await main.port}`;
+      const base = `http://127.0.0.1:${port}`;
+      for (let ready = false; !ready; ) {
+        ready = await fetch(`${base}/readyz`).then((res) => res.ok, () => false);
+        if (!ready) await new Promise((resolve) => setTimeout(resolve, 200));
+        if (main.child.exitCode !== null) throw new Error(`the service exited:\n${main.output()}`);
+      }
       const slugs = directory.tools.map((tool) => tool.slug);
       const paths: string[] = [];
       for (let i = 0; i < 400; i++) {
@@ -162,8 +171,11 @@ async function main() {
         form.set('import_file', new Blob([JSON.stringify(changed)], { type: 'application/json' }), 'directory.json');
         const started = performance.now();
         const uploaded = await fetch(`${base}/admin/import`, { method: 'POST', body: form, redirect: 'manual', headers: { cookie: cookies } });
-        const dryRun = uploaded.headers.get('location')!;
+        const dryRun = uploaded.headers.get('location');
+        if (uploaded.status !== 303 || !dryRun) throw new Error(`upload answered ${uploaded.status}:\n${(await uploaded.text()).slice(0, 2000)}`);
+        log(`dry run ${dryRun} started`);
         await waitForRun(dryRun);
+        log(`dry run done after ${((performance.now() - started) / 1000).toFixed(1)} s`);
         const dryRunSeconds = (performance.now() - started) / 1000;
         const applied = await fetch(`${base}${dryRun}/apply`, {
           method: 'POST',
@@ -177,7 +189,9 @@ async function main() {
       };
 
       const seconds = (s: number) => new Promise((resolve) => setTimeout(resolve, s * 1000));
+      log(`service at ${base}; warming up`);
       await underLoad('warm-up', base, paths, seconds(3));
+      log('measuring');
       const before = await underLoad('no import (before)', base, paths, seconds(SECONDS));
       let timing = { dryRunSeconds: 0, totalSeconds: 0 };
       const during = await underLoad(`during the import of ${TOOLS} tools`, base, paths, importThroughAdmin().then((t) => (timing = t)));
@@ -185,7 +199,7 @@ async function main() {
 
       log(`\ndatabase: ${values.database}; ${CONNECTIONS} connections; ${os.cpus().length} CPUs; load ${os.loadavg()[0]!.toFixed(1)} (1 min)`);
       log(`import through the admin: dry run ${timing.dryRunSeconds.toFixed(1)} s, dry run + apply ${timing.totalSeconds.toFixed(1)} s`);
-      log('\n| phase | s | requests | req/s | p50 ms | p99 ms | max ms | errors |\n|---|---|---|---|---|---|---|---|');
+      log('\n| phase | s | requests | req/s | p50 ms | p99 ms | max ms | 5xx or failed |\n|---|---|---|---|---|---|---|---|');
       for (const phase of [before, during, after]) log(row(phase));
     } finally {
       await stopMain(main);

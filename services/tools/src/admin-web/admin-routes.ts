@@ -161,7 +161,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Router {
 
   const icons = createIconAdminRoutes({ outbound: deps.outbound, edits: deps.edits, contextOf });
   router.use(icons.router);
-  router.use(createCatalogAdminRoutes({ editor: deps.editor, edits: deps.edits, contextOf, iconPanel: icons.panelFor }));
+  router.use(createCatalogAdminRoutes({ editor: deps.editor, edits: deps.edits, contextOf, iconPanel: icons.panelFor, refetchIcon: (slug) => void deps.outbound.refetchIconSoon(slug) }));
   router.use(createLinkHealthRoutes({ outbound: deps.outbound, contextOf }));
   router.use(createKeysAdminRoutes({ ...deps.keys, contextOf }));
   router.use(createSubmissionsAdminRoutes({ submissions: deps.submissions, editor: deps.editor, edits: deps.edits, contextOf }));

@@ -9,6 +9,7 @@ import * as iconsAndLinkHealth from '../../migrations/20261127135741_icons_and_l
 import * as searchAliases from '../../migrations/20261127135800_search_aliases';
 import * as toolSubmissions from '../../migrations/20261127145600_tool_submissions';
 import * as importRuns from '../../migrations/20261127171611_import_runs';
+import * as iconDueOnUrlChange from '../../migrations/20261127172932_icon_due_on_url_change';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -27,6 +28,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['20261127135800_search_aliases', searchAliases],
   ['20261127145600_tool_submissions', toolSubmissions],
   ['20261127171611_import_runs', importRuns],
+  ['20261127172932_icon_due_on_url_change', iconDueOnUrlChange],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {
