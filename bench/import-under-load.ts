@@ -160,7 +160,8 @@ async function main() {
       const changed = { categories: directory.categories, tools: directory.tools.map((tool) => ({ ...tool, description: `${tool.description}（更新）` })) };
       const waitForRun = async (location: string) => {
         for (;;) {
-          const page = await (await fetch(`${base}${location}`, { headers: { cookie: cookies } })).text();
+          // A poll that fails (a connection reset under load) is tried again, as the refreshing page would be.
+          const page = await fetch(`${base}${location}`, { headers: { cookie: cookies } }).then((res) => res.text(), (error: Error) => `failed: ${error.message} http-equiv="refresh"`);
           if (!page.includes('http-equiv="refresh"')) return page;
           await new Promise((resolve) => setTimeout(resolve, 200));
         }
@@ -201,8 +202,13 @@ async function main() {
       log(`import through the admin: dry run ${timing.dryRunSeconds.toFixed(1)} s, dry run + apply ${timing.totalSeconds.toFixed(1)} s`);
       log('\n| phase | s | requests | req/s | p50 ms | p99 ms | max ms | 5xx or failed |\n|---|---|---|---|---|---|---|---|');
       for (const phase of [before, during, after]) log(row(phase));
-    } finally {
+    } catch (error) {
+      log(`service exit code: ${String(main.child.exitCode)}`);
       await stopMain(main);
+      log(`service output:\n${main.output().slice(-3000)}\n${(await main.exit).stderr.slice(-3000)}`);
+      throw error;
+    } finally {
+      if (main.child.exitCode === null && main.child.signalCode === null) await stopMain(main);
     }
   } finally {
     await dropDatabase?.();
