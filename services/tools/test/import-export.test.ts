@@ -9,6 +9,8 @@ import { createExportRepository } from '../src/catalog/export-repository';
 import { detectFormat, ImportFormatError, readImportSource, runImport, type ImportFormat } from '../src/catalog/importer';
 import { openHarness, smallCatalog, type Harness } from './support/harness';
 
+jest.setTimeout(60_000);
+
 let harness: Harness;
 const count = async (table: string) => Number((await harness.db(table).count({ n: '*' }))[0]!.n);
 beforeAll(async () => {
