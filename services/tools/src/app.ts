@@ -10,6 +10,8 @@ import { createApiKeysRepository } from './auth/api-keys-repository';
 import type { KeyVersion } from './auth/key-version';
 import { createCatalogEdits } from './catalog/catalog-edits';
 import { createCatalogEditor } from './catalog/catalog-editor';
+import { createExportRepository } from './catalog/export-repository';
+import { createImportService } from './imports/import-service';
 import { createCatalogRepository } from './catalog/catalog-repository';
 import { createRevisionWatch } from './catalog/revision-watch';
 import { catalogSearchEngine, createDirectoryService } from './catalog/directory-service';
@@ -98,6 +100,10 @@ export function createServices(deps: AppDeps) {
     const index = searchEngine.indexRevision();
     return current * 2 + (index >= 0 && index < current ? 1 : 0);
   };
+  const catalogChanged = async () => {
+    revision.changed();
+    await searchEngine.refresh().catch(() => undefined);
+  };
   return {
     metrics,
     icons,
@@ -140,10 +146,10 @@ export function createServices(deps: AppDeps) {
       // Its writes tell the watch, so this process's caches drop what they hold at once.
       // Its own edits are searchable when the editor's page comes back: the index is rebuilt first (visitors
       // meanwhile search the previous one; a failed rebuild is retried by the next search).
-      editor: createCatalogEditor(deps.db, async () => {
-        revision.changed();
-        await searchEngine.refresh().catch(() => undefined);
-      }),
+      editor: createCatalogEditor(deps.db, catalogChanged),
+      // An import from the admin runs in the background; when it is applied, the same as an editor's save.
+      imports: createImportService({ db: deps.db, changed: catalogChanged, logger: deps.logger }),
+      readCatalog: createExportRepository(deps.db).readCatalog,
       edits: createCatalogEdits(deps.db),
       outbound: createOutboundAdmin({
         db: deps.db,

@@ -2,6 +2,9 @@ import { databaseTarget, migrateToLatest, openDb } from '@platform/kit';
 import { createTestDatabase } from '@platform/kit/testing';
 import { migrationSource } from '../src/db/migration-source';
 
+// Every migration down and up again: seconds on a busy machine, more than jest's default 5 s.
+jest.setTimeout(60_000);
+
 test('when the migrations are rolled back and re-applied, then the schema comes back', async () => {
   const database = await createTestDatabase('tools');
   const db = await openDb(databaseTarget(database.url, process.cwd()), { migrationSource });

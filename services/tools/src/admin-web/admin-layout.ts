@@ -2,6 +2,7 @@ import { html, type Html, type HtmlValue } from '../site/html';
 import type { SiteAssets } from '../site/site-assets';
 import { ADMIN_TEXT as T } from './admin-text';
 import { ADS_TEXT as A } from './ads-text';
+import { IMPORT_TEXT as I } from './import-text';
 import { SUBMISSION_TEXT as S } from './submission-text';
 
 /** What every admin page is rendered with. */
@@ -14,7 +15,7 @@ export interface AdminContext {
   pendingSubmissions?: number;
 }
 
-export type Section = 'tools' | 'categories' | 'keys' | 'ads' | 'links' | 'submissions';
+export type Section = 'tools' | 'categories' | 'keys' | 'ads' | 'links' | 'submissions' | 'import';
 
 /** The hidden field every POST form carries (checked against the session, or the sign-in cookie). */
 export function csrfField(token: string): Html {
@@ -68,7 +69,8 @@ export function field(options: FieldOptions): Html {
 </div>`;
 }
 
-export function renderAdminPage(context: AdminContext, page: { title: string; section?: Section; notice?: HtmlValue; main: Html }): string {
+/** `refreshSeconds`: the page reloads itself (an import's progress, without script). */
+export function renderAdminPage(context: AdminContext, page: { title: string; section?: Section; notice?: HtmlValue; main: Html; refreshSeconds?: number }): string {
   const { session } = context;
   const current = (section: Section) => (page.section === section ? html` aria-current="page"` : null);
   return html`<!doctype html>
@@ -77,6 +79,7 @@ export function renderAdminPage(context: AdminContext, page: { title: string; se
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow">
+${page.refreshSeconds ? html`<meta http-equiv="refresh" content="${page.refreshSeconds}">` : null}
 <title>${page.title} · ${T.title}</title>
 <link rel="icon" type="image/svg+xml" href="${context.siteAssets.url('icon.svg')}">
 <link rel="stylesheet" href="${context.siteAssets.url('site.css')}">
@@ -94,6 +97,7 @@ export function renderAdminPage(context: AdminContext, page: { title: string; se
       <a href="/admin/keys"${current('keys')}>${T.keys}</a>
       <a href="/admin/ads"${current('ads')}>${A.nav}</a>
       <a href="/admin/links"${current('links')}>${T.links}</a>
+      <a href="/admin/import"${current('import')}>${I.nav}</a>
       <a href="/admin/submissions"${current('submissions')}>${S.nav}${context.pendingSubmissions ? html`<span class="badge">${context.pendingSubmissions}</span><span class="visually-hidden">${S.navCount(context.pendingSubmissions)}</span>` : null}</a>`
         : null}
       <a href="/">${T.viewSite}</a>

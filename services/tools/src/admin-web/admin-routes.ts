@@ -30,6 +30,9 @@ import { createLinkHealthRoutes } from './link-health-routes';
 import type { OutboundAdmin } from './outbound-admin';
 import type { SubmissionsService } from '../submissions/submissions-service';
 import { createSubmissionsAdminRoutes } from './submissions-admin-routes';
+import { createImportAdminRoutes, IMPORT_UPLOAD_PATH, importUploadParser } from './import-admin-routes';
+import type { ImportService } from '../imports/import-service';
+import type { CatalogExport } from '../catalog/export-repository';
 
 /** The admin's pages allow what the site's do (no inline script or style), and no framing, caching or indexing. */
 const ADMIN_HEADERS = {
@@ -55,6 +58,8 @@ export interface AdminRoutesDeps {
   outbound: OutboundAdmin;
   submissions: SubmissionsService;
   ads: AdsService;
+  imports: ImportService;
+  readCatalog: () => Promise<CatalogExport>;
 }
 
 const sessionOf = (res: Response) => res.locals.editorSession as EditorSession | undefined;
@@ -133,6 +138,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Router {
   });
 
   router.post(ICON_FILE_PATH, iconUploadParser((res) => sessionOf(res) !== undefined));
+  router.post(IMPORT_UPLOAD_PATH, importUploadParser((res) => sessionOf(res) !== undefined));
 
   // Everything below is for a signed-in editor; a POST must also carry the session's form token.
   router.use((req, res, next) => {
@@ -158,11 +164,12 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Router {
 
   const icons = createIconAdminRoutes({ outbound: deps.outbound, edits: deps.edits, contextOf });
   router.use(icons.router);
-  router.use(createCatalogAdminRoutes({ editor: deps.editor, edits: deps.edits, contextOf, iconPanel: icons.panelFor }));
+  router.use(createCatalogAdminRoutes({ editor: deps.editor, edits: deps.edits, contextOf, iconPanel: icons.panelFor, refetchIcon: (slug) => void deps.outbound.refetchIconSoon(slug) }));
   router.use(createLinkHealthRoutes({ outbound: deps.outbound, contextOf }));
   router.use(createKeysAdminRoutes({ ...deps.keys, contextOf }));
   router.use(createAdsAdminRoutes({ ads: deps.ads, contextOf }));
   router.use(createSubmissionsAdminRoutes({ submissions: deps.submissions, editor: deps.editor, edits: deps.edits, contextOf }));
+  router.use(createImportAdminRoutes({ imports: deps.imports, readCatalog: deps.readCatalog, contextOf }));
 
   router.use((_req, res) => {
     send(res, 404, renderMessagePage(contextOf(res), T.notFoundTitle, T.notFoundText));

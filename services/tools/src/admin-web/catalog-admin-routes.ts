@@ -45,6 +45,8 @@ export function createCatalogAdminRoutes(deps: {
   contextOf: (res: Response) => AdminContext;
   /** The icon section of a tool's edit page (icon-admin-routes.ts). */
   iconPanel: (context: AdminContext, tool: EditableTool) => Promise<Html>;
+  /** Starts fetching a tool's icon again (after its address changed), without waiting for it. */
+  refetchIcon: (slug: string) => void;
 }): Router {
   const { editor, edits, contextOf } = deps;
   const router = Router();
@@ -91,7 +93,13 @@ export function createCatalogAdminRoutes(deps: {
   router.post('/tools/:id', async (req, res) => {
     const id = idOf(req);
     const form = formOf(req);
-    await answerSave(res, await editor.saveTool(id, form), '/admin/tools?done=saved', async (errors) => {
+    const before = await edits.findTool(id);
+    const result = await editor.saveTool(id, form);
+    if (result.saved && before) {
+      const after = await edits.findTool(id);
+      if (after && after.url !== before.url) deps.refetchIcon(after.slug);
+    }
+    await answerSave(res, result, '/admin/tools?done=saved', async (errors) => {
       const stored = await edits.findTool(id);
       return renderToolForm(contextOf(res), { id, heading: T.editTool(stored?.name ?? form.name ?? ''), form, errors, categories: await categories() });
     });

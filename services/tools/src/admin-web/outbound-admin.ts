@@ -36,7 +36,20 @@ export function createOutboundAdmin(deps: OutboundAdminDeps) {
     }
   }
 
-  return { links, icons, withFetcher, changed: deps.changed };
+  /**
+   * Fetches tool `slug`'s icon again in the background (its address changed in the admin): the editor does
+   * not wait, and the new icon shows as soon as it is stored. A failure is recorded with the icon's backoff.
+   */
+  function refetchIconSoon(slug: string): Promise<void> {
+    return withFetcher(async ({ icons: service }) => {
+      const target = await icons.targetBySlug(slug);
+      if (target && !target.overrideFile) await service.refresh(target);
+    })
+      .then(() => deps.changed())
+      .catch(() => undefined);
+  }
+
+  return { links, icons, withFetcher, refetchIconSoon, changed: deps.changed };
 }
 
 export type OutboundAdmin = ReturnType<typeof createOutboundAdmin>;

@@ -4,7 +4,7 @@ import type { CatalogEditor, FormFields } from '../catalog/catalog-editor';
 import type { EditorSession } from '../editors/editor-auth';
 import { notFound } from '../errors/app-error';
 import type { StoredSubmission } from '../submissions/submissions-repository';
-import type { SubmissionsService } from '../submissions/submissions-service';
+import { AlreadyReviewed, type SubmissionsService } from '../submissions/submissions-service';
 import type { AdminContext } from './admin-layout';
 import { renderMessagePage } from './admin-layout';
 import { renderSubmissionQueue } from './submission-pages';
@@ -46,7 +46,8 @@ function formOf(req: Request): FormFields {
 
 /**
  * The review queue (/admin/submissions). Approving saves the tool through the catalog editor, the same
- * path as the tools form (validation, caches cleared), then closes the submission; every request here is
+ * path as the tools form (validation, caches cleared), and closes the submission in the same transaction;
+ * of an approve and a reject at once, one wins and the other is told 409. Every request here is
  * a signed-in editor's and every POST carries the session's form token (admin-routes.ts checks both).
  */
 export function createSubmissionsAdminRoutes(deps: {
@@ -85,13 +86,20 @@ export function createSubmissionsAdminRoutes(deps: {
     const item = await pendingOr409(res, idOf(req));
     if (!item) return;
     const form = formOf(req);
-    const result = await editor.saveTool(undefined, form);
+    // One transaction: the tool and the submission's approval; a reject that got there first undoes the tool.
+    let result;
+    try {
+      result = await editor.saveTool(undefined, form, (trx, toolId) => deps.submissions.closeApproved(trx, item.id, toolId, editorId(res)));
+    } catch (error) {
+      if (!(error instanceof AlreadyReviewed)) throw error;
+      send(res, 409, renderMessagePage(contextOf(res), S.title, S.alreadyReviewed));
+      return;
+    }
     if ('notFound' in result) throw notFound();
     if (!result.saved) {
       await approveForm(res, item, form, result.errors, 422);
       return;
     }
-    await queue.review(item.id, { status: 'approved', toolId: result.id }, editorId(res));
     res.redirect(303, '/admin/submissions?done=approved');
   });
 
@@ -99,7 +107,10 @@ export function createSubmissionsAdminRoutes(deps: {
     const item = await pendingOr409(res, idOf(req));
     if (!item) return;
     const reason = typeof (req.body as Record<string, unknown>).reason === 'string' ? ((req.body as Record<string, string>).reason ?? '').trim().slice(0, 500) : '';
-    await queue.review(item.id, { status: 'rejected', reason }, editorId(res));
+    if (!(await queue.review(item.id, { status: 'rejected', reason }, editorId(res)))) {
+      send(res, 409, renderMessagePage(contextOf(res), S.title, S.alreadyReviewed));
+      return;
+    }
     res.redirect(303, '/admin/submissions?done=rejected');
   });
 

@@ -1,10 +1,13 @@
 import { parseArgs } from 'node:util';
 import { createCatalogRepository } from '../catalog/catalog-repository';
-import { detectFormat, importCatalog, parseCategoryPatch, type ImportFormat, type RejectedRow } from '../catalog/importer';
+import fs from 'node:fs';
+import { detectFormat, IMPORT_FORMATS, importCatalog, parseCategoryPatch, readImportSource, runImport, type ImportFormat, type RejectedRow } from '../catalog/importer';
 import { editCategory } from '../catalog/categories-service';
-import { readFile, UsageError, CommandError, type AdminContext } from './command-context';
+import { createExportRepository } from '../catalog/export-repository';
+import { EXPORT_FORMATS, formatExport, type ExportFormat } from '../catalog/catalog-export';
+import { readFileBytes, UsageError, CommandError, type AdminContext } from './command-context';
 
-export const isCatalogCommand = (command: string | undefined) => command?.startsWith('category:') === true || command === 'import';
+export const isCatalogCommand = (command: string | undefined) => command?.startsWith('category:') === true || command === 'import' || command === 'export';
 
 function describeRejected(rows: RejectedRow[], what: string, ctx: AdminContext) {
   for (const row of rows) ctx.out(`  rejected ${what} ${row.row}${row.slug ? ` (${row.slug})` : ''}: ${row.reason}`);
@@ -76,18 +79,40 @@ export async function runCatalogCommand(command: string, rest: string[], ctx: Ad
     return 0;
   }
   case 'import': {
-    const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { format: { type: 'string' } } });
+    const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { format: { type: 'string' }, 'dry-run': { type: 'boolean' } } });
     const file = positionals[0];
-    const text = readFile(file);
-    const format = (values.format ?? detectFormat(file!)) as ImportFormat | undefined;
-    if (format !== 'json' && format !== 'csv') throw new UsageError('cannot tell the format: use a .json or .csv file, or --format json|csv');
-    const report = await importCatalog(createCatalogRepository(ctx.db), text, format);
+    const data = readFileBytes(file);
+    const format = (values.format ?? detectFormat(file!, data)) as ImportFormat | undefined;
+    if (!format || !IMPORT_FORMATS.includes(format)) {
+      throw new UsageError(`cannot tell the format: use a .json, .csv, .html or .db3 file, or --format ${IMPORT_FORMATS.join('|')}`);
+    }
+    const source = await readImportSource(data, format);
+    const report = await runImport(createCatalogRepository(ctx.db), source, { dryRun: values['dry-run'] === true });
     const { categories, tools } = report;
+    if (report.dryRun) ctx.out('dry run: nothing was written');
     ctx.out(`categories: ${categories.created} created, ${categories.updated} updated, ${categories.unchanged} unchanged, ${categories.rejected.length} rejected`);
     describeRejected(categories.rejected, 'category', ctx);
     ctx.out(`tools: ${tools.created} created, ${tools.updated} updated, ${tools.unchanged} unchanged, ${tools.rejected.length} rejected`);
-    describeRejected(tools.rejected, format === 'csv' ? 'line' : 'tool', ctx);
+    describeRejected(tools.rejected, format === 'json' ? 'tool' : format === 'onenav' ? 'link' : 'line', ctx);
+    if (report.skipped > 0) ctx.out(`skipped: ${report.skipped} (${[...new Set(report.rows.filter((row) => row.outcome === 'skipped').map((row) => row.reason))].join('; ')})`);
     return categories.rejected.length + tools.rejected.length > 0 ? 1 : 0;
+  }
+  case 'export': {
+    const { values } = parseArgs({ args: rest, options: { format: { type: 'string', default: 'json' }, out: { type: 'string' } } });
+    const format = values.format as ExportFormat;
+    if (!EXPORT_FORMATS.includes(format)) throw new UsageError(`--format must be ${EXPORT_FORMATS.join(', ')}`);
+    const text = formatExport(await createExportRepository(ctx.db).readCatalog(), format);
+    if (!values.out) {
+      ctx.out(text.replace(/\n$/, ''));
+      return 0;
+    }
+    try {
+      fs.writeFileSync(values.out, text);
+    } catch (error) {
+      throw new CommandError(`cannot write ${values.out}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+    ctx.out(`exported to ${values.out}`);
+    return 0;
   }
     default:
       throw new UsageError(`unknown command "${command}"`);

@@ -24,6 +24,16 @@ export interface AdminContext extends Omit<OutboundCommandContext, 'db' | 'out' 
   err(line: string): void;
 }
 
+/** A file the operator names, as bytes (a OneNav database is binary). */
+export function readFileBytes(path: string | undefined): Buffer {
+  if (!path) throw new UsageError('missing file path');
+  try {
+    return fs.readFileSync(path);
+  } catch (error) {
+    throw new CommandError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
+
 /** A file the operator names, as text; a missing or unreadable one is the operator's error, not a fault. */
 export function readFile(path: string | undefined): string {
   if (!path) throw new UsageError('missing file path');

@@ -32,10 +32,16 @@ Categories
   category:list                                   list categories with tool counts
 
 Tools
-  import <file.json|file.csv> [--format json|csv] import categories and tools, idempotent by slug;
-                                                  reports created/updated/rejected rows (exit 1 if any row was rejected)
-      JSON: {"categories":[{slug,name,description,icon,sort_order}], "tools":[{slug,name,description,url,icon,category,tags,is_featured}]}
-      CSV header: slug,name,description,url,icon,category,tags,is_featured   (tags separated by "|", is_featured true/false/1/0)
+  import <file> [--format json|csv|html|onenav] [--dry-run]
+                                                  import categories and tools, idempotent by slug; reports created/updated/
+                                                  unchanged/rejected rows (exit 1 if any row was rejected); --dry-run writes nothing
+      JSON: {"categories":[{slug,name,description,icon,sort_order,name_en,description_en}],
+             "tools":[{slug,name,description,url,icon,category,tags,is_featured,sort_order,name_en,description_en}]}
+      CSV header: slug,name,description,url,icon,category,tags,is_featured[,name_en,description_en]   (tags separated by "|")
+        or the whole-directory CSV: record,slug,name,description,url,icon,category,tags,is_featured,sort_order,name_en,description_en
+      HTML: a browser's bookmark export (folders → categories, two levels; deeper folders → one path tag)
+      OneNav: its database file (data/onenav.db3); private links and categories are skipped
+  export [--format json|csv|html] [--out <file>]  the whole directory (stdout by default); imports back to the same directory
 
 ${EDITOR_HELP}
 ${ALIAS_HELP}

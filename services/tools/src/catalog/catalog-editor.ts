@@ -75,8 +75,11 @@ export function createCatalogEditor(db: Knex, changed: () => void | Promise<void
   }
 
   return {
-    /** Creates a tool (id undefined) or replaces every field of tool `id`; its visits are kept. */
-    saveTool(id: number | undefined, form: FormFields): Promise<SaveResult> {
+    /**
+     * Creates a tool (id undefined) or replaces every field of tool `id`; its visits are kept. `alsoWrite` runs
+     * in the same transaction with the tool's id (approving a submission): what it throws undoes the save too.
+     */
+    saveTool(id: number | undefined, form: FormFields, alsoWrite?: (trx: Knex.Transaction, toolId: number) => Promise<void>): Promise<SaveResult> {
       const parsed = toolSchema.safeParse({
         slug: form.slug ?? '',
         name: form.name ?? '',
@@ -109,7 +112,9 @@ export function createCatalogEditor(db: Knex, changed: () => void | Promise<void
             // A new tool's slug must be free: an upsert that found it taken changed a tool that is not this one.
             if (id === undefined && outcome !== 'created') throw new Refused([slugTaken]);
             await edits.setToolSortOrder(tool.slug, sortOrder.data);
-            return id ?? (await catalog.findTool({ slug: tool.slug }))!.id;
+            const toolId = id ?? (await catalog.findTool({ slug: tool.slug }))!.id;
+            await alsoWrite?.(trx, toolId);
+            return toolId;
           }),
         slugTaken,
       );

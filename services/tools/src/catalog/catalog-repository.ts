@@ -245,6 +245,53 @@ function createCatalogQueries(db: Knex) {
       );
       return upsertOutcome(result.rows[0]);
     },
+
+    /** What a dry run compares an import's categories with. */
+    async categoriesForImport(): Promise<Map<string, CategoryInput>> {
+      const rows: CategoryInput[] = await db('categories').select('slug', 'name', 'description', 'icon', 'sort_order', 'name_en', 'description_en', 'parent_id');
+      return new Map(rows.map((row) => [row.slug, row]));
+    },
+
+    /** What a dry run compares a batch of imported tools with: the stored tools of these slugs. */
+    async toolsForImport(slugs: string[]): Promise<Map<string, Omit<ToolUpsert, 'category_id'> & { category: string; sort_order: number }>> {
+      if (slugs.length === 0) return new Map();
+      const rows: (Omit<ToolUpsert, 'category_id'> & { category: string; sort_order: number })[] = await db('tools as t')
+        .join('categories as c', 'c.id', 't.category_id')
+        .select('t.slug', 't.name', 't.description', 't.url', 't.icon', 'c.slug as category', 't.tags', 't.is_featured', 't.name_en', 't.description_en', 't.sort_order')
+        .whereIn('t.slug', slugs);
+      return new Map(rows.map((row) => [row.slug, row]));
+    },
+
+    /**
+     * upsertTool for many rows in one statement (an import's batch): the outcome of each slug, absent = unchanged.
+     * `sort_order` null keeps a tool's order (0 for a new one). Slugs must be distinct within the batch; new tools
+     * get their ids in the batch's order (an export lists them that way again).
+     */
+    async upsertToolBatch(inputs: (ToolUpsert & { sort_order: number | null })[]): Promise<Map<string, UpsertOutcome>> {
+      if (inputs.length === 0) return new Map();
+      const values = inputs.map(() => '(?::integer, ?, ?, ?, ?, ?, ?::bigint, ?::text[], ?::boolean, ?, ?, ?::integer)').join(', ');
+      const bindings = inputs.flatMap((input, position) => [
+        position, input.slug, input.name, input.description, input.url, input.icon, input.category_id, input.tags, input.is_featured,
+        input.name_en, input.description_en, input.sort_order,
+      ]);
+      const result = await db.raw<{ rows: { slug: string; created: boolean }[] }>(
+        `INSERT INTO tools AS t (slug, name, description, url, icon, category_id, tags, is_featured, name_en, description_en, sort_order)
+         SELECT v.slug, v.name, v.description, v.url, v.icon, v.category_id, v.tags, v.is_featured, v.name_en, v.description_en,
+                coalesce(v.sort_order, old.sort_order, 0)
+         FROM (VALUES ${values}) AS v (position, slug, name, description, url, icon, category_id, tags, is_featured, name_en, description_en, sort_order)
+         LEFT JOIN tools old ON old.slug = v.slug
+         ORDER BY v.position
+         ON CONFLICT (slug) DO UPDATE SET name = EXCLUDED.name, description = EXCLUDED.description, url = EXCLUDED.url,
+           icon = EXCLUDED.icon, category_id = EXCLUDED.category_id, tags = EXCLUDED.tags, is_featured = EXCLUDED.is_featured,
+           name_en = EXCLUDED.name_en, description_en = EXCLUDED.description_en, sort_order = EXCLUDED.sort_order, updated_at = now()
+         WHERE (t.name, t.description, t.url, t.icon, t.category_id, t.tags, t.is_featured, t.name_en, t.description_en, t.sort_order)
+           IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.description, EXCLUDED.url, EXCLUDED.icon, EXCLUDED.category_id, EXCLUDED.tags,
+                EXCLUDED.is_featured, EXCLUDED.name_en, EXCLUDED.description_en, EXCLUDED.sort_order)
+         RETURNING t.slug, (t.xmax = 0) AS created`,
+        bindings,
+      );
+      return new Map(result.rows.map((row) => [row.slug, row.created ? 'created' : 'updated'] as const));
+    },
   };
 }
 

@@ -7,6 +7,12 @@ import { parse as parseCsv } from 'csv-parse/sync';
 export const CSV_HEADER = ['slug', 'name', 'description', 'url', 'icon', 'category', 'tags', 'is_featured'] as const;
 /** Columns a CSV file may add after CSV_HEADER, in this order (a file without them stays valid). */
 export const CSV_OPTIONAL_COLUMNS = ['name_en', 'description_en'] as const;
+/**
+ * The whole-directory CSV (what `export --format csv` writes): one row per category (`record` = category: slug,
+ * name, description, icon, sort_order, name_en, description_en) or tool (every column but icon's meaning is the
+ * same as in the tools-only form). Columns added later (a category's `parent`) go after description_en.
+ */
+export const FULL_CSV_HEADER = ['record', 'slug', 'name', 'description', 'url', 'icon', 'category', 'tags', 'is_featured', 'sort_order', 'name_en', 'description_en'] as const;
 
 /** A row before validation, as read from JSON or CSV. */
 export interface SourceRow {
@@ -74,6 +80,7 @@ export function parseCsvSource(text: string): ParsedSource {
   const startLines = recordStartLines(text, records);
   const [headerRecord, ...rows] = records;
   const normalizedHeader = (headerRecord?.record ?? []).map((cell) => cell.trim().toLowerCase());
+  if (normalizedHeader[0] === 'record') return fullCsvRows(normalizedHeader, rows, startLines);
   const optional = normalizedHeader.slice(CSV_HEADER.length);
   const optionalAllowed = CSV_OPTIONAL_COLUMNS.slice(0, optional.length);
   if (normalizedHeader.slice(0, CSV_HEADER.length).join(',') !== CSV_HEADER.join(',') || optional.join(',') !== optionalAllowed.join(',')) {
@@ -90,24 +97,53 @@ export function parseCsvSource(text: string): ParsedSource {
       }
       const cell = (name: string) => cells[columns.indexOf(name)] ?? '';
       const english = Object.fromEntries(optional.map((name) => [name, cell(name)]));
-      const featured = cell('is_featured').trim().toLowerCase();
-      return {
-        row,
-        fields: {
-          slug: cell('slug'),
-          name: cell('name'),
-          description: cell('description'),
-          url: cell('url'),
-          icon: cell('icon'),
-          category: cell('category'),
-          tags: cell('tags')
-            .split('|')
-            .map((tag) => tag.trim())
-            .filter((tag) => tag.length > 0),
-          is_featured: featured === '' ? false : featured === 'true' || featured === '1' ? true : featured === 'false' || featured === '0' ? false : featured,
-          ...english,
-        },
-      };
+      return { row, fields: { ...csvToolFields(cell), ...english } };
     }),
   };
+}
+
+function csvToolFields(cell: (name: string) => string): Record<string, unknown> {
+  const featured = cell('is_featured').trim().toLowerCase();
+  return {
+    slug: cell('slug'),
+    name: cell('name'),
+    description: cell('description'),
+    url: cell('url'),
+    icon: cell('icon'),
+    category: cell('category'),
+    tags: cell('tags')
+      .split('|')
+      .map((tag) => tag.trim())
+      .filter((tag) => tag.length > 0),
+    is_featured: featured === '' ? false : featured === 'true' || featured === '1' ? true : featured === 'false' || featured === '0' ? false : featured,
+  };
+}
+
+/** '' = not given (a tool keeps its order, a category gets 0); otherwise an integer, or the text for the schema to refuse. */
+function csvSortOrder(raw: string): unknown {
+  const trimmed = raw.trim();
+  if (trimmed === '') return undefined;
+  return /^-?\d{1,9}$/.test(trimmed) ? Number(trimmed) : trimmed;
+}
+
+function fullCsvRows(header: string[], rows: { record: string[] }[], startLines: number[]): ParsedSource {
+  if (header.join(',') !== FULL_CSV_HEADER.join(',')) throw new ImportFormatError(`CSV header must be exactly: ${FULL_CSV_HEADER.join(',')}`);
+  const source: ParsedSource = { categories: [], tools: [] };
+  rows.forEach(({ record: cells }, index) => {
+    const row = startLines[index + 1]!;
+    const cell = (name: string) => cells[header.indexOf(name)] ?? '';
+    const english = { name_en: cell('name_en'), description_en: cell('description_en') };
+    if (cells.length !== header.length) {
+      source.tools.push({ row, fields: { __badColumns: `expected ${header.length} columns, found ${cells.length}`, slug: cells[1] } });
+    } else if (cell('record') === 'category') {
+      const fields = { slug: cell('slug'), name: cell('name'), description: cell('description'), icon: cell('icon'), sort_order: csvSortOrder(cell('sort_order')), ...english };
+      source.categories.push({ row, fields: Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) });
+    } else if (cell('record') === 'tool') {
+      const sortOrder = csvSortOrder(cell('sort_order'));
+      source.tools.push({ row, fields: { ...csvToolFields(cell), ...english, ...(sortOrder === undefined ? {} : { sort_order: sortOrder }) } });
+    } else {
+      source.tools.push({ row, fields: { __badColumns: `record must be "category" or "tool", found "${cell('record')}"`, slug: cells[1] } });
+    }
+  });
+  return source;
 }

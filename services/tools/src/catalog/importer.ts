@@ -1,243 +1,256 @@
-import { z } from 'zod';
-import type { CatalogRepository, CategoryInput } from './catalog-repository';
+import type { z } from 'zod';
+import type { CatalogRepository, CategoryInput, CategoryLevel, ToolUpsert, UpsertOutcome } from './catalog-repository';
 import { resolveParent } from './category-parents';
-import { parseCsvSource, parseJsonSource } from './import-sources';
+import { categorySchema, firstIssue, toolSchema } from './import-schemas';
+import { ImportFormatError, parseCsvSource, parseJsonSource, type ParsedSource, type SourceRow } from './import-sources';
+import { looksLikeBookmarkHtml, parseBookmarkHtml } from './import-formats/bookmark-html';
+import { parseOneNav, SQLITE_MAGIC } from './import-formats/onenav';
 
-export { CSV_HEADER, ImportFormatError } from './import-sources';
+export { CSV_HEADER, FULL_CSV_HEADER, ImportFormatError } from './import-sources';
+export { categorySchema, parseCategoryPatch, toolSchema, type CategoryPatch } from './import-schemas';
 
 export interface RejectedRow {
-  /** 1-based: the index in `tools` (JSON) or the line the row starts on (CSV, header = line 1). */
+  /** 1-based: the index in `tools` (JSON), the line the row starts on (CSV, HTML; header = line 1), OneNav's id. */
   row: number;
   slug: string | null;
   reason: string;
 }
 
+/** One row of the per-row report: unchanged rows are "skipped" in the admin's words. */
+export interface RowOutcome {
+  kind: 'category' | 'tool';
+  row: number;
+  slug: string | null;
+  outcome: UpsertOutcome | 'skipped' | 'refused';
+  reason?: string;
+}
+
 export interface ImportReport {
   categories: { created: number; updated: number; unchanged: number; rejected: RejectedRow[] };
   tools: { created: number; updated: number; unchanged: number; rejected: RejectedRow[] };
+  /** Rows the source itself leaves out (OneNav's private links), with the reason. */
+  skipped: number;
+  rows: RowOutcome[];
+  dryRun: boolean;
 }
 
-// Postgres text cannot hold NUL (one such row would abort the whole import's transaction), and a lone
-// surrogate would be stored as U+FFFD: both are refused per row. One-line fields refuse every C0 control.
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
-const CONTROL_EXCEPT_LINE_BREAKS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
-const isOneLineText = (value: string) => !CONTROL_CHARACTER.test(value) && !LONE_SURROGATE.test(value);
-const isMultiLineText = (value: string) => !CONTROL_EXCEPT_LINE_BREAKS.test(value) && !LONE_SURROGATE.test(value);
-const invalidCharacters = (label: string) => `${label} contains control characters or invalid Unicode`;
+export type ImportFormat = 'json' | 'csv' | 'html' | 'onenav';
+export const IMPORT_FORMATS: readonly ImportFormat[] = ['json', 'csv', 'html', 'onenav'];
 
-const slugSchema = z
-  .string({ error: 'slug is required' })
-  .trim()
-  .min(1, 'slug is required')
-  .max(100, 'slug is longer than 100 characters')
-  // An all-digit slug is allowed (e.g. the SEO site 5118): detail lookups try the slug before the id.
-  .regex(/^[a-z0-9][a-z0-9._-]*$/, 'slug must be lowercase letters, digits, ".", "_" or "-"');
-
-const httpUrl = (label: string) =>
-  z
-    .string({ error: `${label} is required` })
-    .trim()
-    .max(2000, `${label} is longer than 2000 characters`)
-    .refine(isOneLineText, invalidCharacters(label))
-    .refine((value) => {
-      try {
-        const parsed = new URL(value);
-        return parsed.protocol === 'http:' || parsed.protocol === 'https:';
-      } catch {
-        return false;
-      }
-    }, `${label} is not a valid http(s) URL`);
-
-const tagListSchema = z
-  .array(
-    z.string({ error: 'tags must be strings' }).trim().max(50, 'a tag is longer than 50 characters').refine(isOneLineText, invalidCharacters('a tag')),
-    { error: 'tags must be a list of strings' },
-  )
-  .transform((tags) => [...new Set(tags.filter((tag) => tag.length > 0))])
-  .refine((tags) => tags.length <= 30, 'more than 30 tags');
-
-/** English name and description, optional ('' = not translated: the English pages show the Chinese text). */
-const englishFields = (nameMax: number, descriptionMax: number) => ({
-  name_en: z
-    .string({ error: 'name_en must be a string' })
-    .trim()
-    .max(nameMax, `name_en is longer than ${nameMax} characters`)
-    .refine(isOneLineText, invalidCharacters('name_en'))
-    .default(''),
-  description_en: z
-    .string({ error: 'description_en must be a string' })
-    .trim()
-    .max(descriptionMax, `description_en is longer than ${descriptionMax} characters`)
-    .refine(isMultiLineText, invalidCharacters('description_en'))
-    .default(''),
-});
-
-export const toolSchema = z.object({
-  slug: slugSchema,
-  name: z
-    .string({ error: 'name is required' })
-    .trim()
-    .min(1, 'name is required')
-    .max(200, 'name is longer than 200 characters')
-    .refine(isOneLineText, invalidCharacters('name')),
-  description: z
-    .string({ error: 'description must be a string' })
-    .trim()
-    .max(5000, 'description is longer than 5000 characters')
-    .refine(isMultiLineText, invalidCharacters('description'))
-    .default(''),
-  url: httpUrl('url'),
-  icon: z.union([z.literal(''), httpUrl('icon')], { error: 'icon must be empty or an http(s) URL' }).default(''),
-  category: z.string({ error: 'category is required' }).trim().min(1, 'category is required').refine(isOneLineText, invalidCharacters('category')),
-  tags: tagListSchema.default([]),
-  is_featured: z.boolean({ error: 'is_featured must be true or false' }).default(false),
-  ...englishFields(200, 5000),
-});
-
-export const categorySchema = z.object({
-  slug: slugSchema,
-  name: z
-    .string({ error: 'name is required' })
-    .trim()
-    .min(1, 'name is required')
-    .max(100, 'name is longer than 100 characters')
-    .refine(isOneLineText, invalidCharacters('name')),
-  description: z
-    .string({ error: 'description must be a string' })
-    .trim()
-    .max(2000, 'description is longer than 2000 characters')
-    .refine(isMultiLineText, invalidCharacters('description'))
-    .default(''),
-  icon: z.string({ error: 'icon must be a string' }).trim().max(500, 'icon is longer than 500 characters').refine(isOneLineText, invalidCharacters('icon')).default(''),
-  sort_order: z.number({ error: 'sort_order must be an integer' }).int('sort_order must be an integer').default(0),
-  ...englishFields(100, 2000),
-  /** The parent's slug; '' (or absent) = a top-level category. */
-  parent: z.string({ error: 'parent must be a category slug' }).trim().max(100, 'parent is longer than 100 characters').default(''),
-});
-
-/** The fields `category:edit` may change, checked with the same rules as an import; unset fields stay as they are. */
-// unwrap(): without their import defaults, so that an absent field stays absent instead of becoming ''.
-const categoryPatchSchema = z.object({
-  name: categorySchema.shape.name.optional(),
-  description: categorySchema.shape.description.unwrap().optional(),
-  icon: categorySchema.shape.icon.unwrap().optional(),
-  sort_order: categorySchema.shape.sort_order.unwrap().optional(),
-  name_en: categorySchema.shape.name_en.unwrap().optional(),
-  description_en: categorySchema.shape.description_en.unwrap().optional(),
-});
-
-export type CategoryPatch = Partial<Omit<CategoryInput, 'slug' | 'parent_id'>>;
-
-export function parseCategoryPatch(fields: CategoryPatch): { patch: CategoryPatch } | { reason: string } {
-  const parsed = categoryPatchSchema.safeParse(fields);
-  if (!parsed.success) return { reason: firstIssue(parsed.error) };
-  return { patch: Object.fromEntries(Object.entries(parsed.data).filter(([, value]) => value !== undefined)) as CategoryPatch };
-}
-
-function firstIssue(error: z.ZodError): string {
-  const issue = error.issues[0];
-  return issue?.message ?? 'invalid row';
-}
-
-export type ImportFormat = 'json' | 'csv';
-
-export function detectFormat(fileName: string): ImportFormat | undefined {
+/** By the file's name, then by its first bytes. */
+export function detectFormat(fileName: string, data?: Buffer): ImportFormat | undefined {
   const lower = fileName.toLowerCase();
   if (lower.endsWith('.json')) return 'json';
   if (lower.endsWith('.csv')) return 'csv';
+  if (lower.endsWith('.html') || lower.endsWith('.htm')) return 'html';
+  if (lower.endsWith('.db3') || lower.endsWith('.db') || lower.endsWith('.sqlite')) return 'onenav';
+  if (!data) return undefined;
+  if (data.subarray(0, SQLITE_MAGIC.length).equals(SQLITE_MAGIC)) return 'onenav';
+  const head = data.subarray(0, 5000).toString('utf8').trimStart();
+  if (head.startsWith('{') || head.startsWith('[')) return 'json';
+  if (looksLikeBookmarkHtml(head)) return 'html';
   return undefined;
 }
 
+/** The file as rows before validation; a file that cannot be read at all throws ImportFormatError. */
+export async function readImportSource(data: Buffer | string, format: ImportFormat): Promise<ParsedSource> {
+  if (format === 'onenav') return parseOneNav(Buffer.isBuffer(data) ? data : Buffer.from(data, 'utf8'));
+  const text = Buffer.isBuffer(data) ? data.toString('utf8') : data;
+  if (text.includes('\ufffd') && Buffer.isBuffer(data) && !data.includes(Buffer.from('\ufffd', 'utf8'))) {
+    throw new ImportFormatError('the file is not UTF-8 text');
+  }
+  if (format === 'json') return parseJsonSource(text);
+  if (format === 'csv') return parseCsvSource(text);
+  if (!looksLikeBookmarkHtml(text)) throw new ImportFormatError('not a bookmark file: expected <!DOCTYPE NETSCAPE-Bookmark-file-1> and <DL> lists');
+  return parseBookmarkHtml(text).source;
+}
+
+export interface ImportOptions {
+  dryRun?: boolean;
+  /** Called after each batch with rows handled so far (categories + tools). */
+  onProgress?: (done: number, total: number) => void | Promise<void>;
+  batchSize?: number;
+}
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Imports a JSON or CSV text (the CLI's and the tests' short way). */
+export async function importCatalog(repository: CatalogRepository, text: string, format: ImportFormat, options: ImportOptions = {}): Promise<ImportReport> {
+  return runImport(repository, await readImportSource(text, format), options);
+}
+
+type ToolInput = Omit<ToolUpsert, 'category_id'> & { category: string; sort_order: number | null };
+
+const sameTags = (a: string[], b: string[]) => a.length === b.length && a.every((tag, index) => tag === b[index]);
+const sameCategory = (stored: CategoryInput, input: CategoryInput) =>
+  (['name', 'description', 'icon', 'sort_order', 'name_en', 'description_en', 'parent_id'] as const).every((field) => stored[field] === input[field]);
+
+type ParsedCategory = z.infer<typeof categorySchema>;
+type CategoryOutcome = UpsertOutcome | { refused: string };
+
+/** Top-level categories first, so a subcategory may come before its parent in the file. */
+const topLevelFirst = <T extends { category: ParsedCategory }>(entries: T[]): T[] => [
+  ...entries.filter((entry) => entry.category.parent === ''),
+  ...entries.filter((entry) => entry.category.parent !== ''),
+];
+
 /**
- * Imports categories and tools, idempotent by slug (existing rows are updated, visit counts kept; rows
- * that already hold the imported values are left alone and counted as unchanged).
- * Invalid rows are reported and skipped; everything valid is written in one transaction.
+ * What applying the categories would do, without writing: the parent rules checked against the stored
+ * tree plus the file's own categories as they would be added (a new one gets a stand-in negative id).
  */
-export async function importCatalog(repository: CatalogRepository, text: string, format: ImportFormat): Promise<ImportReport> {
-  const source = format === 'json' ? parseJsonSource(text) : parseCsvSource(text);
+async function dryRunCategories(repository: CatalogRepository, entries: { category: ParsedCategory }[]): Promise<Map<object, CategoryOutcome>> {
+  const [stored, levels] = await Promise.all([repository.categoriesForImport(), repository.categoryLevels()]);
+  const outcomes = new Map<object, CategoryOutcome>();
+  let standIn = 0;
+  for (const entry of topLevelFirst(entries)) {
+    const { parent, ...fields } = entry.category;
+    const resolved = resolveParent(levels, fields.slug, parent);
+    if ('reason' in resolved) {
+      outcomes.set(entry, { refused: resolved.reason });
+      continue;
+    }
+    const existing = stored.get(fields.slug);
+    outcomes.set(entry, !existing ? 'created' : sameCategory(existing, { ...fields, parent_id: resolved.parentId }) ? 'unchanged' : 'updated');
+    const level: CategoryLevel = levels.get(fields.slug) ?? { id: --standIn, parentId: null, children: 0 };
+    levels.set(fields.slug, { ...level, parentId: resolved.parentId });
+    if (resolved.parentId !== null) {
+      const parentLevel = levels.get(parent)!;
+      levels.set(parent, { ...parentLevel, children: parentLevel.children + 1 });
+    }
+  }
+  return outcomes;
+}
+const sameTool = (stored: Omit<ToolInput, 'sort_order'> & { sort_order: number }, input: ToolInput) =>
+  (['name', 'description', 'url', 'icon', 'category', 'is_featured', 'name_en', 'description_en'] as const).every((field) => stored[field] === input[field]) &&
+  sameTags(stored.tags, input.tags) &&
+  (input.sort_order === null || stored.sort_order === input.sort_order);
+
+/**
+ * Imports categories and tools, idempotent by slug (existing rows are updated, visit counts kept; rows that
+ * already hold the imported values are left alone and counted as unchanged). Invalid rows are reported and
+ * skipped. The whole file is read before anything is written, so a refused file leaves no trace. Categories
+ * are written in one transaction, then tools in batches of one statement and one short transaction each,
+ * with the event loop free between them: the site keeps answering, on the embedded database's single
+ * connection too. A batch that fails stops the import with the batches before it stored; importing the same
+ * file again completes it. A dry run writes nothing: it compares each row with what is stored.
+ */
+export async function runImport(repository: CatalogRepository, source: ParsedSource, options: ImportOptions = {}): Promise<ImportReport> {
+  const batchSize = options.batchSize ?? 500;
+  const dryRun = options.dryRun === true;
+  const total = source.categories.length + source.tools.length;
   const report: ImportReport = {
     categories: { created: 0, updated: 0, unchanged: 0, rejected: [] },
     tools: { created: 0, updated: 0, unchanged: 0, rejected: [] },
+    skipped: 0,
+    rows: [],
+    dryRun,
+  };
+  const refuse = (kind: 'category' | 'tool', row: number, slug: string | null, reason: string) => {
+    report[kind === 'category' ? 'categories' : 'tools'].rejected.push({ row, slug, reason });
+    report.rows.push({ kind, row, slug, outcome: 'refused', reason });
+  };
+  const skippedBySource = (kind: 'category' | 'tool', { row, fields }: SourceRow): boolean => {
+    if (typeof fields.__skip !== 'string') return false;
+    report.skipped += 1;
+    report.rows.push({ kind, row, slug: typeof fields.slug === 'string' ? fields.slug : null, outcome: 'skipped', reason: fields.__skip });
+    return true;
   };
 
-  return repository.transaction(async (trx) => {
-    const seenCategorySlugs = new Set<string>();
-    const valid: { row: number; category: z.infer<typeof categorySchema> }[] = [];
-    for (const { row, fields } of source.categories) {
-      const slugGuess = typeof fields.slug === 'string' ? fields.slug : null;
-      if (fields.__notAnObject) {
-        report.categories.rejected.push({ row, slug: null, reason: 'category must be an object' });
-        continue;
-      }
-      const parsed = categorySchema.safeParse(fields);
-      if (!parsed.success) {
-        report.categories.rejected.push({ row, slug: slugGuess, reason: firstIssue(parsed.error) });
-        continue;
-      }
-      if (seenCategorySlugs.has(parsed.data.slug)) {
-        report.categories.rejected.push({ row, slug: parsed.data.slug, reason: `duplicate category slug "${parsed.data.slug}" in this file` });
-        continue;
-      }
-      seenCategorySlugs.add(parsed.data.slug);
-      valid.push({ row, category: parsed.data });
+  const categories: { row: number; category: ParsedCategory }[] = [];
+  const seenCategorySlugs = new Set<string>();
+  for (const entry of source.categories) {
+    const { row, fields } = entry;
+    if (skippedBySource('category', entry)) continue;
+    if (fields.__notAnObject) {
+      refuse('category', row, null, 'category must be an object');
+      continue;
     }
-    if (valid.length > 0) await trx.lockCategoryTree();
-    // Top-level categories first, so a subcategory may come before its parent in the file.
-    const ordered = [...valid.filter((entry) => entry.category.parent === ''), ...valid.filter((entry) => entry.category.parent !== '')];
-    for (const { row, category } of ordered) {
-      const { parent, ...fields } = category;
-      const resolved = resolveParent(await trx.categoryLevels(), category.slug, parent);
-      if ('reason' in resolved) {
-        report.categories.rejected.push({ row, slug: category.slug, reason: resolved.reason });
-        continue;
-      }
-      const outcome = await trx.upsertCategory({ ...fields, parent_id: resolved.parentId });
-      report.categories[outcome] += 1;
+    const parsed = categorySchema.safeParse(fields);
+    if (!parsed.success) {
+      refuse('category', row, typeof fields.slug === 'string' ? fields.slug : null, firstIssue(parsed.error));
+      continue;
     }
+    if (seenCategorySlugs.has(parsed.data.slug)) {
+      refuse('category', row, parsed.data.slug, `duplicate category slug "${parsed.data.slug}" in this file`);
+      continue;
+    }
+    seenCategorySlugs.add(parsed.data.slug);
+    categories.push({ row, category: parsed.data });
+  }
+  let categoryOutcomes = new Map<object, CategoryOutcome>();
+  if (dryRun) {
+    categoryOutcomes = await dryRunCategories(repository, categories);
+  } else if (categories.length > 0) {
+    await repository.transaction(async (trx) => {
+      await trx.lockCategoryTree();
+      for (const entry of topLevelFirst(categories)) {
+        const { parent, ...fields } = entry.category;
+        const resolved = resolveParent(await trx.categoryLevels(), fields.slug, parent);
+        categoryOutcomes.set(entry, 'reason' in resolved ? { refused: resolved.reason } : await trx.upsertCategory({ ...fields, parent_id: resolved.parentId }));
+      }
+    });
+  }
+  for (const entry of categories) {
+    const outcome = categoryOutcomes.get(entry)!;
+    if (typeof outcome === 'object') {
+      refuse('category', entry.row, entry.category.slug, outcome.refused);
+      continue;
+    }
+    report.categories[outcome] += 1;
+    report.rows.push({ kind: 'category', row: entry.row, slug: entry.category.slug, outcome });
+  }
+  await options.onProgress?.(source.categories.length, total);
 
-    const categoryIds = await trx.categoryIdsBySlug();
-    const seenToolSlugs = new Set<string>();
-    for (const { row, fields } of source.tools) {
+  const categoryIds = await repository.categoryIdsBySlug();
+  const known = (slug: string) => categoryIds.has(slug) || (dryRun && seenCategorySlugs.has(slug));
+  const seenToolSlugs = new Set<string>();
+  for (let start = 0; start < source.tools.length; start += batchSize) {
+    const batch: { row: number; tool: ToolInput }[] = [];
+    for (const entry of source.tools.slice(start, start + batchSize)) {
+      const { row, fields } = entry;
+      if (skippedBySource('tool', entry)) continue;
       const slugGuess = typeof fields.slug === 'string' && fields.slug.trim() !== '' ? fields.slug.trim() : null;
       if (fields.__notAnObject) {
-        report.tools.rejected.push({ row, slug: null, reason: 'tool must be an object' });
+        refuse('tool', row, null, 'tool must be an object');
         continue;
       }
       if (typeof fields.__badColumns === 'string') {
-        report.tools.rejected.push({ row, slug: slugGuess, reason: fields.__badColumns });
+        refuse('tool', row, slugGuess, fields.__badColumns);
         continue;
       }
       const parsed = toolSchema.safeParse(fields);
       if (!parsed.success) {
-        report.tools.rejected.push({ row, slug: slugGuess, reason: firstIssue(parsed.error) });
+        refuse('tool', row, slugGuess, firstIssue(parsed.error));
         continue;
       }
-      const tool = parsed.data;
+      const tool = { ...parsed.data, sort_order: parsed.data.sort_order ?? null };
       if (seenToolSlugs.has(tool.slug)) {
-        report.tools.rejected.push({ row, slug: tool.slug, reason: `duplicate slug "${tool.slug}" in this file` });
+        refuse('tool', row, tool.slug, `duplicate slug "${tool.slug}" in this file`);
         continue;
       }
-      const categoryId = categoryIds.get(tool.category);
-      if (categoryId === undefined) {
-        report.tools.rejected.push({ row, slug: tool.slug, reason: `unknown category "${tool.category}"` });
+      if (!known(tool.category)) {
+        refuse('tool', row, tool.slug, `unknown category "${tool.category}"`);
         continue;
       }
       seenToolSlugs.add(tool.slug);
-      const outcome = await trx.upsertTool({
-        slug: tool.slug,
-        name: tool.name,
-        description: tool.description,
-        url: tool.url,
-        icon: tool.icon,
-        category_id: categoryId,
-        tags: tool.tags,
-        is_featured: tool.is_featured,
-        name_en: tool.name_en,
-        description_en: tool.description_en,
-      });
-      report.tools[outcome] += 1;
+      batch.push({ row, tool });
     }
-    return report;
-  });
+    let outcomes: Map<string, UpsertOutcome>;
+    if (dryRun) {
+      const stored = await repository.toolsForImport(batch.map(({ tool }) => tool.slug));
+      outcomes = new Map(batch.map(({ tool }) => [tool.slug, !stored.has(tool.slug) ? 'created' : sameTool(stored.get(tool.slug)!, tool) ? 'unchanged' : 'updated']));
+    } else {
+      const inputs = batch.map(({ tool: { category, ...tool } }) => ({ ...tool, category_id: categoryIds.get(category)! }));
+      outcomes = await repository.transaction((trx) => trx.upsertToolBatch(inputs));
+    }
+    for (const { row, tool } of batch) {
+      const outcome = outcomes.get(tool.slug) ?? 'unchanged';
+      report.tools[outcome] += 1;
+      report.rows.push({ kind: 'tool', row, slug: tool.slug, outcome });
+    }
+    await options.onProgress?.(source.categories.length + Math.min(start + batchSize, source.tools.length), total);
+    await yieldToEventLoop();
+  }
+  report.rows.sort((a, b) => (a.kind === b.kind ? a.row - b.row : a.kind === 'category' ? -1 : 1));
+  return report;
 }

@@ -80,12 +80,21 @@ export function createSearchEngine(options: SearchEngineOptions) {
     const snapshot = await options.loadSnapshot();
     // Forms of unchanged tools are reused: a rebuild after one edit recomputes one tool's pinyin.
     const forms = new Map<string, ToolForms>();
-    const toolForms = snapshot.tools.map((tool) => {
+    const toolForms: ToolForms[] = [];
+    let computedCount = 0;
+    for (const tool of snapshot.tools) {
       const key = signature(tool);
-      const computed = state?.forms.get(key) ?? forms.get(key) ?? buildToolForms(tool);
+      let computed = state?.forms.get(key) ?? forms.get(key);
+      if (!computed) {
+        computed = buildToolForms(tool);
+        // After an import changed thousands of tools, computing their forms takes seconds: the event loop
+        // is let go every 100 of them, so pages and the API keep answering meanwhile.
+        computedCount += 1;
+        if (computedCount % 100 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      }
       forms.set(key, computed);
-      return computed;
-    });
+      toolForms.push(computed);
+    }
     const index = buildSearchIndex(toolForms);
     options.onBuilt?.((performance.now() - started) / 1000);
     return {

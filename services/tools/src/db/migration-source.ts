@@ -10,6 +10,8 @@ import * as searchAliases from '../../migrations/20261127135800_search_aliases';
 import * as toolSubmissions from '../../migrations/20261127145600_tool_submissions';
 import * as categoryParentsAndKeyHours from '../../migrations/20261127170600_category_parents_and_key_hours';
 import * as toolTagsIndex from '../../migrations/20261127170700_tool_tags_index';
+import * as importRuns from '../../migrations/20261127171611_import_runs';
+import * as iconDueOnUrlChange from '../../migrations/20261127172932_icon_due_on_url_change';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -31,6 +33,8 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['20261127145600_tool_submissions', toolSubmissions],
   ['20261127170600_category_parents_and_key_hours', categoryParentsAndKeyHours],
   ['20261127170700_tool_tags_index', toolTagsIndex],
+  ['20261127171611_import_runs', importRuns],
+  ['20261127172932_icon_due_on_url_change', iconDueOnUrlChange],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

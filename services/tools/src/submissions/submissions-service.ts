@@ -11,6 +11,9 @@ export type SubmitOutcome =
   | { kind: 'refused'; form: SubmissionForm; errors: SubmissionFieldError[] }
   | { kind: 'throttled'; retryAfterSeconds: number };
 
+/** Another editor reviewed the submission first (thrown inside an approval's transaction, which it undoes). */
+export class AlreadyReviewed extends Error {}
+
 /** The name of the hidden field people leave empty and form-filling bots do not. */
 export const HONEYPOT_FIELD = 'website';
 
@@ -28,6 +31,14 @@ export function createSubmissionsService(db: Knex, options: { perHour?: number }
 
   return {
     repository,
+
+    /**
+     * Closes pending submission `id` as approved with tool `toolId`, inside the transaction that saved the tool
+     * (CatalogEditor.saveTool's `alsoWrite`): if a reject got there first, AlreadyReviewed undoes the tool.
+     */
+    async closeApproved(trx: Knex.Transaction, id: number, toolId: number, editorId: number): Promise<void> {
+      if (!(await createSubmissionsRepository(trx).review(id, { status: 'approved', toolId }, editorId))) throw new AlreadyReviewed();
+    },
 
     async submit(body: unknown, address: string): Promise<SubmitOutcome> {
       const raw = (body ?? {}) as Record<string, unknown>;
