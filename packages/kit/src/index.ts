@@ -3,7 +3,11 @@ export { forwardAdminCommand, serveAdminCommands, type AdminRunner } from './adm
 export { DATABASE_URL_FORMAT, databaseTarget, describeDatabase, type DatabaseTarget } from './db/database-target';
 export { claimEmbeddedDatabase, type Claim, type EmbeddedOwner } from './db/embedded-owner';
 export { createHealthRepository } from './db/health-repository';
-export { migrateToLatest, openDb } from './db/open-db';
+export { DEFAULT_POOL_MAX, openDb } from './db/open-db';
+export { describeSchema, migrateToLatest, pendingMigrations, requireMigrated } from './db/migrate';
+export { describeConnectionBudget, readConnectionBudget, type ConnectionBudget } from './db/connection-budget';
+export { connectsDirectly } from './db/pooler-detection';
+export { prepareDatabase } from './db/prepare-database';
 export { createAppServer } from './http/app-server';
 export { DEFAULT_TRUSTED_PROXIES, parseTrustedProxies } from './http/trusted-proxies';
 export { createLogger } from './log/logger';

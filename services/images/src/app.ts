@@ -28,6 +28,7 @@ import { createUploadService } from './images/upload-service';
 import type { MediaProcessor } from './media/media-processor';
 import type { Metrics } from './metrics/metrics';
 import type { Storage } from './storage/storage';
+import type { StatementWatch } from './db/statement-watch';
 import { createAdminService } from './users/admin-service';
 import { createProfileService } from './users/profile-service';
 import { createUserAdmin } from './users/user-admin';
@@ -47,6 +48,10 @@ export interface AppDeps {
   metrics: Metrics;
   logger: Logger;
   clock?: () => Date;
+  /** The hot statements as named prepared statements: what open-service resolved from DATABASE_PREPARED_STATEMENTS (auto: detected). */
+  namedStatements?: boolean;
+  /** Prepared statements that failed behind a pooler (open-service watches them); /readyz is 503 after one. */
+  statements?: StatementWatch;
 }
 
 /** The use cases of the service over its repositories, storage and media; shared by the app, housekeeping and the admin CLI. */
@@ -54,9 +59,10 @@ export function createServices(deps: AppDeps) {
   const { config, db, storage, logger } = deps;
   const clock = deps.clock ?? (() => new Date());
   const users = createUsersRepository(db);
-  const credentials = createCredentialsRepository(db, { namedStatements: config.preparedStatements });
+  const namedStatements = deps.namedStatements ?? config.preparedStatements === true;
+  const credentials = createCredentialsRepository(db, { namedStatements });
   const categories = createCategoriesRepository(db);
-  const images = createImagesRepository(db, { namedStatements: config.preparedStatements });
+  const images = createImagesRepository(db, { namedStatements });
   const signer = createLinkSigner(config.thumbSigningSecret);
   const views = createImageViews({ publicBaseUrl: config.publicBaseUrl, timeZone: config.timeZone, signer });
   const files = createImageFiles(storage, logger);
@@ -96,18 +102,24 @@ export function createServices(deps: AppDeps) {
 
 export type Services = ReturnType<typeof createServices>;
 
-export type Readiness = { status: 'ok'; database: 'ok' } | { status: 'unavailable'; database: 'down' };
+export type Readiness =
+  | { status: 'ok'; database: 'ok' }
+  | { status: 'unavailable'; database: 'down' }
+  | { status: 'unavailable'; database: 'ok'; statements: 'failing' };
 
-/** What /readyz answers: ready while the database answers. */
-export function createReadiness(db: Knex): () => Promise<Readiness> {
+/** What /readyz answers: ready while the database answers and no prepared statement has failed behind a pooler. */
+export function createReadiness(db: Knex, statements?: StatementWatch): () => Promise<Readiness> {
   const health = createHealthRepository(db);
-  return async () => ((await health.databaseAnswers()) ? { status: 'ok', database: 'ok' } : { status: 'unavailable', database: 'down' });
+  return async () => {
+    if (!(await health.databaseAnswers())) return { status: 'unavailable', database: 'down' };
+    return statements?.failure() ? { status: 'unavailable', database: 'ok', statements: 'failing' } : { status: 'ok', database: 'ok' };
+  };
 }
 
 /** Builds the Express app; never listens. */
 export function createApp(deps: AppDeps, services: Services = createServices(deps)): express.Express {
   const { metrics } = deps;
-  const readiness = createReadiness(deps.db);
+  const readiness = createReadiness(deps.db, deps.statements);
   const app = express();
   // Only a configured proxy may name the client: anyone else reaching the port could pick the address the sign-in limit counts.
   app.set('trust proxy', [...deps.config.trustedProxies]);
