@@ -14,3 +14,14 @@ export { createLogger } from './log/logger';
 export { observeRequests, queryRedactor, requestLog, type ObserveRequest } from './http/request-observation';
 export { hashPassword, isAcceptablePassword, needsRehash, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, verifyPassword } from './auth/passwords';
 export { knexLimiterStore } from './db/knex-limiter-store';
+export {
+  addConstraint,
+  createIndexConcurrently,
+  dropIndexConcurrently,
+  limitLockWaits,
+  lockSafe,
+  MIGRATION_LOCK_TIMEOUT_MS,
+  setNotNull,
+  updateInBatches,
+  widenVarchar,
+} from './db/online-migration';
