@@ -31,15 +31,16 @@ function tablesOf(sql: string): string[] {
 function violations(sql: string, existing: Set<string>, lockTimeout: boolean, migrationDone: { validated: boolean }): string[] {
   const text = sql.toLowerCase().replace(/\s+/g, ' ');
   const touched = tablesOf(text).filter((table) => existing.has(table));
+  // An index's table is not in the statement: any DROP INDEX counts as one on a busy table.
+  if (/^(\/\*[^*]*\*\/ )?drop index\b/.test(text.trim()) && !/\bconcurrently\b/.test(text)) {
+    return [`DROP INDEX takes an exclusive lock on its table: use dropIndexConcurrently(db, name) ${ONLINE}, ${OWN_TRANSACTIONS}`];
+  }
   if (touched.length === 0) return [];
   const on = touched.join(', ');
   const found: string[] = [];
   const marked = (helper: string) => text.includes(`/* online-safe:${helper} */`);
   if (/\bcreate (unique )?index\b/.test(text) && !/\bconcurrently\b/.test(text)) {
     found.push(`CREATE INDEX on ${on}, which has rows, blocks its writes for the whole build: use createIndexConcurrently(db, { name, table, definition }) ${ONLINE}, ${OWN_TRANSACTIONS}`);
-  }
-  if (/\bdrop index\b/.test(text) && !/\bconcurrently\b/.test(text)) {
-    found.push(`DROP INDEX on ${on} takes an exclusive lock: use dropIndexConcurrently(db, name) ${ONLINE}, ${OWN_TRANSACTIONS}`);
   }
   const altered = /\balter\s+table\s+(?:if\s+exists\s+)?(?:only\s+)?"?(\w+)"?/.exec(text)?.[1];
   const alteredBusy = altered !== undefined && existing.has(altered);
