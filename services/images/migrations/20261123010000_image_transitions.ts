@@ -12,10 +12,11 @@ export const config = { transaction: false };
  */
 export async function up(db: Knex): Promise<void> {
   await lockSafe(db, async (trx) => {
-    await trx.raw('ALTER TABLE images DROP CONSTRAINT IF EXISTS images_status_known');
+    // First, before any lock is taken: its catalog read then costs the requests queued behind nothing.
     await widenVarchar(trx, 'images', 'status', 16);
-    // now() is stable, not volatile: the column is added without rewriting the table.
-    await trx.raw('ALTER TABLE images ADD COLUMN IF NOT EXISTS status_changed_at timestamptz NOT NULL DEFAULT now()');
+    // One statement: the exclusive lock is held for it alone. now() is stable, not volatile: the column
+    // is added without rewriting the table.
+    await trx.raw('ALTER TABLE images DROP CONSTRAINT IF EXISTS images_status_known, ADD COLUMN IF NOT EXISTS status_changed_at timestamptz NOT NULL DEFAULT now()');
   });
   await addConstraint(db, 'images', 'images_status_known', "CHECK (status IN ('pending', 'stored', 'binning', 'binned', 'restoring', 'purging'))");
   await createIndexConcurrently(db, { name: 'images_in_transition', table: 'images', definition: "(status_changed_at) WHERE status IN ('pending', 'binning', 'restoring', 'purging')" });

@@ -15,8 +15,7 @@ export const config = { transaction: false };
 export async function up(db: Knex): Promise<void> {
   await lockSafe(db, async (trx) => {
     // A constant default: the column is added without rewriting the table.
-    await trx.raw("ALTER TABLE images ADD COLUMN IF NOT EXISTS storage_backend varchar(8) NOT NULL DEFAULT 'local'");
-    await trx.raw('ALTER TABLE images ADD COLUMN IF NOT EXISTS storage_leftover varchar(8)');
+    await trx.raw("ALTER TABLE images ADD COLUMN IF NOT EXISTS storage_backend varchar(8) NOT NULL DEFAULT 'local', ADD COLUMN IF NOT EXISTS storage_leftover varchar(8)");
   });
   await addConstraint(db, 'images', 'images_storage_backend_known', "CHECK (storage_backend IN ('local', 's3'))");
   await addConstraint(db, 'images', 'images_storage_leftover_known', "CHECK (storage_leftover IN ('local', 's3') AND storage_leftover <> storage_backend)");
