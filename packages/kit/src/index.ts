@@ -4,7 +4,7 @@ export { DATABASE_URL_FORMAT, databaseTarget, describeDatabase, type DatabaseTar
 export { claimEmbeddedDatabase, type Claim, type EmbeddedOwner } from './db/embedded-owner';
 export { createHealthRepository } from './db/health-repository';
 export { DEFAULT_POOL_MAX, openDb } from './db/open-db';
-export { describeSchema, migrateToLatest, pendingMigrations, requireMigrated } from './db/migrate';
+export { describeSchema, migrateToLatest, pendingMigrations, requireMigrated, SchemaBehindError } from './db/migrate';
 export { describeConnectionBudget, readConnectionBudget, type ConnectionBudget } from './db/connection-budget';
 export { connectsDirectly } from './db/pooler-detection';
 export { prepareDatabase } from './db/prepare-database';

@@ -50,6 +50,11 @@ export async function pendingMigrations(db: Knex): Promise<string[]> {
   return names.filter((name) => !applied.has(name));
 }
 
+/** A schema older than the build: main prints its message alone, one line, not a stack. */
+export class SchemaBehindError extends Error {
+  override name = 'SchemaBehindError';
+}
+
 /**
  * For a replica started with DATABASE_MIGRATIONS=verify: refuses a schema older than this build (a
  * migration it knows is not applied) in one line naming the command that applies them. A newer schema
@@ -58,9 +63,9 @@ export async function pendingMigrations(db: Knex): Promise<string[]> {
 export async function requireMigrated(db: Knex, service: string): Promise<void> {
   const pending = await pendingMigrations(db);
   if (pending.length === 0) return;
-  throw new Error(
+  throw new SchemaBehindError(
     `the ${service} database schema is older than this build: ${pending.length} migration(s) not applied (first ${pending[0]}); ` +
-      `run \`npm run admin -- ${service} migrate\` (compose: docker compose run --rm migrate) before starting replicas`,
+      `run \`npm run admin -- ${service} migrate\` (compose: docker compose run --rm ${service}-migrate) before starting replicas`,
   );
 }
 
