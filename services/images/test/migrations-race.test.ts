@@ -28,7 +28,7 @@ describeWithRealServer('TEST_DATABASE_URL', 'migrations when replicas start toge
       await admin.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await admin.destroy();
     }
-  });
+  }, 180_000);
 
   test('when a replica that verifies meets a database one migration behind, then it refuses in one line naming the command, and starts once the migration ran', async () => {
     const name = `images_t_${randomBytes(6).toString('hex')}`;

@@ -14,12 +14,13 @@ function worthRetrying(error: unknown): boolean {
 }
 
 /**
- * Applies every pending migration. Only knex's own lock (a row, taken in a short transaction) keeps two
+ * Applies every pending migration. knex's own lock (a row, taken in a short transaction) keeps two
  * processes apart, and each query takes one connection at a time, so a pool of one is enough and
  * nothing waits on a second connection of the same pool; a run that collides with another process, or
  * whose step gave up on a lock (lock_timeout), is tried again with a growing pause.
  */
 export async function migrateToLatest(db: Knex, options: { patienceMs?: number; onRetry?: (error: Error) => void } = {}): Promise<void> {
+  await createKnexTables(db);
   const deadline = Date.now() + (options.patienceMs ?? MIGRATE_PATIENCE_MS);
   for (let attempt = 0; ; attempt += 1) {
     try {
@@ -38,6 +39,25 @@ export async function migrateToLatest(db: Knex, options: { patienceMs?: number; 
       await new Promise((resolve) => setTimeout(resolve, Math.min(2_000, 50 * 2 ** attempt) * (0.5 + Math.random())));
     }
   }
+}
+
+/** Any constant: advisory locks are per database, and each service has its own. */
+const KNEX_TABLES_LOCK = 7_301_946;
+
+/**
+ * knex creates its two tables, and the lock table's one row, without a lock: processes starting
+ * together on an empty database could each insert a lock row, and then each find one unlocked and
+ * migrate at the same time. Created here first, in one short transaction under a transaction-scoped
+ * advisory lock (one connection, safe behind a pooler in transaction mode), with knex's own columns.
+ */
+async function createKnexTables(db: Knex): Promise<void> {
+  if (db.client.config.client !== 'pg') return;
+  await db.transaction(async (trx) => {
+    await trx.raw('SELECT pg_advisory_xact_lock(?)', [KNEX_TABLES_LOCK]);
+    await trx.raw('CREATE TABLE IF NOT EXISTS knex_migrations (id serial PRIMARY KEY, name varchar(255), batch integer, migration_time timestamptz)');
+    await trx.raw('CREATE TABLE IF NOT EXISTS knex_migrations_lock (index serial PRIMARY KEY, is_locked integer)');
+    await trx.raw('INSERT INTO knex_migrations_lock (is_locked) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM knex_migrations_lock)');
+  });
 }
 
 /** The names of the service's migrations that the database has not applied, in order. */
