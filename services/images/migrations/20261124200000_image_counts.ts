@@ -96,11 +96,13 @@ async function createCountsAndTriggers(db: Knex): Promise<void> {
       RETURN NULL;
     END
     $$`);
-  // One round trip for the three: writers wait on the first one's lock until the step commits.
+  // One statement (a DO block) for the three: writers wait on the first one's lock until the step commits.
   await db.raw(`
-    CREATE TRIGGER image_counts_insert AFTER INSERT ON images REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION image_counts_apply();
-    CREATE TRIGGER image_counts_update AFTER UPDATE ON images REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION image_counts_apply();
-    CREATE TRIGGER image_counts_delete AFTER DELETE ON images REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION image_counts_apply()`);
+    DO $$ BEGIN
+      CREATE TRIGGER image_counts_insert AFTER INSERT ON images REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION image_counts_apply();
+      CREATE TRIGGER image_counts_update AFTER UPDATE ON images REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION image_counts_apply();
+      CREATE TRIGGER image_counts_delete AFTER DELETE ON images REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION image_counts_apply();
+    END $$`);
 }
 
 export async function down(db: Knex): Promise<void> {
