@@ -83,7 +83,9 @@ export async function startPgBouncer(serverUrl: string, options: { poolSize?: nu
   while (!(await accepts(port))) {
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`pgbouncer did not start on port ${port}: ${stderr || fs.readFileSync(path.join(dir, 'pgbouncer.log'), 'utf8').slice(-2000)}`);
+      const log = fs.existsSync(path.join(dir, 'pgbouncer.log')) ? fs.readFileSync(path.join(dir, 'pgbouncer.log'), 'utf8').slice(-2000) : '';
+      fs.rmSync(dir, { recursive: true, force: true });
+      throw new Error(`pgbouncer did not start on port ${port}: ${stderr || log}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
