@@ -3,7 +3,11 @@ export { forwardAdminCommand, serveAdminCommands, type AdminRunner } from './adm
 export { DATABASE_URL_FORMAT, databaseTarget, describeDatabase, type DatabaseTarget } from './db/database-target';
 export { claimEmbeddedDatabase, type Claim, type EmbeddedOwner } from './db/embedded-owner';
 export { createHealthRepository } from './db/health-repository';
-export { migrateToLatest, openDb } from './db/open-db';
+export { DEFAULT_POOL_MAX, openDb } from './db/open-db';
+export { describeSchema, migrateToLatest, pendingMigrations, requireMigrated, SchemaBehindError } from './db/migrate';
+export { describeConnectionBudget, readConnectionBudget, type ConnectionBudget } from './db/connection-budget';
+export { connectsDirectly } from './db/pooler-detection';
+export { prepareDatabase } from './db/prepare-database';
 export { createAppServer } from './http/app-server';
 export { stopGracefullyOnSignals, type GracefulShutdownOptions } from './http/graceful-shutdown';
 export { DEFAULT_TRUSTED_PROXIES, parseTrustedProxies } from './http/trusted-proxies';
@@ -12,3 +16,14 @@ export { observeRequests, queryRedactor, requestLog, type ObserveRequest } from 
 export { hashPassword, isAcceptablePassword, needsRehash, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, verifyPassword } from './auth/passwords';
 export { knexLimiterStore } from './db/knex-limiter-store';
 export { createSignInLimiter, type SignInLimiter, type SignInLimiterOptions, type SignInVerdict } from './auth/sign-in-limiter';
+export {
+  addConstraint,
+  createIndexConcurrently,
+  dropIndexConcurrently,
+  limitLockWaits,
+  lockSafe,
+  MIGRATION_LOCK_TIMEOUT_MS,
+  setNotNull,
+  updateInBatches,
+  widenVarchar,
+} from './db/online-migration';

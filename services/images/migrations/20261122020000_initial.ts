@@ -51,7 +51,9 @@ export async function up(db: Knex): Promise<void> {
     t.bigInteger('file_size').notNullable();
     t.integer('width').notNullable();
     t.integer('height').notNullable();
-    t.string('status', 8).notNullable().defaultTo('stored');
+    // 16, not the 8 it first had: 20261123010000_image_transitions widens it, and on a table with rows
+    // that ALTER held an exclusive lock over 200 ms (its indexes are rebuilt). Databases made with 8 were widened then.
+    t.string('status', 16).notNullable().defaultTo('stored');
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(db.fn.now());
     t.timestamp('deleted_at', { useTz: true }).nullable();
   });

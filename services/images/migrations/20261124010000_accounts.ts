@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { limitLockWaits } from '@platform/kit';
 
 /**
  * Accounts: a user signs in with a name and password (scrypt hash) and holds credentials, each
@@ -9,6 +10,8 @@ import type { Knex } from 'knex';
  * rate-limiter-flexible's Postgres store uses).
  */
 export async function up(db: Knex): Promise<void> {
+  // Quick catalog changes in the migration's transaction: a busy lock makes it give up and run again.
+  await limitLockWaits(db);
   await db.schema.alterTable('users', (t) => {
     t.text('password_hash').nullable();
     t.boolean('is_admin').notNullable().defaultTo(false);
@@ -44,6 +47,7 @@ export async function up(db: Knex): Promise<void> {
 }
 
 export async function down(db: Knex): Promise<void> {
+  await limitLockWaits(db);
   await db.schema.dropTableIfExists('sign_in_limits');
   await db.schema.alterTable('users', (t) => t.specificType('token_hash', 'char(64)').nullable());
   await db.raw("UPDATE users SET token_hash = c.token_hash FROM credentials c WHERE c.user_id = users.id AND c.kind = 'account'");

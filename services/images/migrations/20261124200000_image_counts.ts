@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { lockSafe } from '@platform/kit';
 
 /**
  * Per-user, per-category counts of stored and binned images, so a list's exact `total` is a sum over a
@@ -10,7 +11,53 @@ import type { Knex } from 'knex';
  * upserted in key order, so concurrent statements lock counters in one order and cannot deadlock on
  * them. Only the resting states are counted: pending uploads never queue on a counter.
  */
+// Steps of their own: the triggers take a moment's lock, the existing images are counted without one.
+export const config = { transaction: false };
+
+const COUNT_BATCH = 1_000;
+
 export async function up(db: Knex): Promise<void> {
+  await lockSafe(db, (trx) => createCountsAndTriggers(trx));
+  await countExistingImages(db);
+}
+
+/**
+ * The images committed before the triggers, counted without holding writers up: in one snapshot, the
+ * difference between counting the rows and what the counters hold (the triggers' share of the same
+ * snapshot) is what no trigger counted; it is added to the live counters, where additions commute with
+ * the triggers' own. Creating a trigger waits for every writer in progress, so no write falls between.
+ * Running it again adds nothing: the difference is then zero.
+ */
+async function countExistingImages(db: Knex): Promise<void> {
+  const missing = await db.transaction(async (trx) => {
+    await trx.raw('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const { rows } = (await trx.raw(`
+      SELECT user_id, category_id, status, sum(n)::bigint AS n FROM (
+        SELECT user_id, category_id, status, count(*) AS n FROM images WHERE status IN ('stored', 'binned') GROUP BY user_id, category_id, status
+        UNION ALL
+        SELECT user_id, category_id, status, -count AS n FROM image_counts
+      ) AS difference
+      GROUP BY user_id, category_id, status HAVING sum(n) <> 0 ORDER BY user_id, category_id, status`)) as {
+      rows: Array<{ user_id: string; category_id: string; status: string; n: string }>;
+    };
+    return rows;
+  });
+  for (let start = 0; start < missing.length; start += COUNT_BATCH) {
+    const batch = missing.slice(start, start + COUNT_BATCH);
+    await lockSafe(db, (trx) =>
+      trx.raw(
+        `INSERT INTO image_counts AS c (user_id, category_id, status, count)
+         SELECT m.user_id, m.category_id, m.status, m.n FROM unnest(?::bigint[], ?::bigint[], ?::text[], ?::bigint[]) AS m (user_id, category_id, status, n)
+         WHERE EXISTS (SELECT 1 FROM users WHERE users.id = m.user_id)
+         ON CONFLICT (user_id, category_id, status) DO UPDATE SET count = c.count + EXCLUDED.count`,
+        [batch.map((row) => row.user_id), batch.map((row) => row.category_id), batch.map((row) => row.status), batch.map((row) => row.n)],
+      ),
+    );
+  }
+}
+
+async function createCountsAndTriggers(db: Knex): Promise<void> {
+  if (await db.schema.hasTable('image_counts')) return;
   await db.schema.createTable('image_counts', (t) => {
     t.bigInteger('user_id').notNullable().references('id').inTable('users').onDelete('CASCADE');
     t.bigInteger('category_id').notNullable();
@@ -49,18 +96,20 @@ export async function up(db: Knex): Promise<void> {
       RETURN NULL;
     END
     $$`);
-  await db.raw('CREATE TRIGGER image_counts_insert AFTER INSERT ON images REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION image_counts_apply()');
-  await db.raw(
-    'CREATE TRIGGER image_counts_update AFTER UPDATE ON images REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION image_counts_apply()',
-  );
-  await db.raw('CREATE TRIGGER image_counts_delete AFTER DELETE ON images REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION image_counts_apply()');
-  // Existing images, counted once; the triggers keep it from here (the migration runs under a lock).
+  // One statement (a DO block) for the three: writers wait on the first one's lock until the step commits.
   await db.raw(`
-    INSERT INTO image_counts (user_id, category_id, status, count)
-    SELECT user_id, category_id, status, count(*) FROM images WHERE status IN ('stored', 'binned') GROUP BY user_id, category_id, status`);
+    DO $$ BEGIN
+      CREATE TRIGGER image_counts_insert AFTER INSERT ON images REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION image_counts_apply();
+      CREATE TRIGGER image_counts_update AFTER UPDATE ON images REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION image_counts_apply();
+      CREATE TRIGGER image_counts_delete AFTER DELETE ON images REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION image_counts_apply();
+    END $$`);
 }
 
 export async function down(db: Knex): Promise<void> {
+  await lockSafe(db, (trx) => dropCountsAndTriggers(trx));
+}
+
+async function dropCountsAndTriggers(db: Knex): Promise<void> {
   await db.raw('DROP TRIGGER IF EXISTS image_counts_insert ON images');
   await db.raw('DROP TRIGGER IF EXISTS image_counts_update ON images');
   await db.raw('DROP TRIGGER IF EXISTS image_counts_delete ON images');

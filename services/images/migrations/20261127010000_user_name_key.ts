@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { createIndexConcurrently, dropIndexConcurrently, lockSafe, setNotNull } from '@platform/kit';
 import { userNameKey } from '../src/users/user-name';
 
 /**
@@ -10,8 +11,11 @@ import { userNameKey } from '../src/users/user-name';
  * renamed `<name>-<id>`; their tokens, sessions and password are unchanged, so they sign in with the
  * new name. Each rename is reported on stderr, one line each, for the operator to tell the users.
  */
+// Steps of their own: each user's row is locked only for its own update, the index is built concurrently.
+export const config = { transaction: false };
+
 export async function up(db: Knex): Promise<void> {
-  await db.schema.alterTable('users', (t) => t.text('name_key').nullable());
+  await lockSafe(db, (trx) => trx.raw('ALTER TABLE users ADD COLUMN IF NOT EXISTS name_key text'));
   const users: { id: number | string; name: string }[] = await db('users').orderBy('id').select('id', 'name');
   const keyOwner = new Map<string, { id: number; name: string }>();
   for (const user of users) keyOwner.set(userNameKey(user.name), keyOwner.get(userNameKey(user.name)) ?? { id: Number(user.id), name: user.name });
@@ -34,11 +38,11 @@ export async function up(db: Knex): Promise<void> {
     }
     await db('users').where({ id }).update({ name, name_key: key });
   }
-  await db.raw('ALTER TABLE users ALTER COLUMN name_key SET NOT NULL');
-  await db.raw('CREATE UNIQUE INDEX users_name_key_unique ON users (name_key)');
+  await setNotNull(db, 'users', 'name_key');
+  await createIndexConcurrently(db, { name: 'users_name_key_unique', table: 'users', definition: '(name_key)', unique: true });
 }
 
 export async function down(db: Knex): Promise<void> {
-  await db.raw('DROP INDEX IF EXISTS users_name_key_unique');
-  await db.schema.alterTable('users', (t) => t.dropColumn('name_key'));
+  await dropIndexConcurrently(db, 'users_name_key_unique');
+  await lockSafe(db, (trx) => trx.raw('ALTER TABLE users DROP COLUMN IF EXISTS name_key'));
 }

@@ -30,6 +30,7 @@ import { createUploadService } from './images/upload-service';
 import type { MediaProcessor } from './media/media-processor';
 import type { Metrics } from './metrics/metrics';
 import type { Storage } from './storage/storage';
+import type { StatementWatch } from './db/statement-watch';
 import { createAdminService } from './users/admin-service';
 import { createProfileService } from './users/profile-service';
 import { createUserAdmin } from './users/user-admin';
@@ -49,6 +50,10 @@ export interface AppDeps {
   metrics: Metrics;
   logger: Logger;
   clock?: () => Date;
+  /** The hot statements as named prepared statements: what open-service resolved from DATABASE_PREPARED_STATEMENTS (auto: detected). */
+  namedStatements?: boolean;
+  /** Prepared statements that failed behind a pooler (open-service watches them); /readyz is 503 after one. */
+  statements?: StatementWatch;
 }
 
 /** The use cases of the service over its repositories, storage and media; shared by the app, housekeeping and the admin CLI. */
@@ -56,9 +61,10 @@ export function createServices(deps: AppDeps) {
   const { config, db, storage, logger } = deps;
   const clock = deps.clock ?? (() => new Date());
   const users = createUsersRepository(db);
-  const credentials = createCredentialsRepository(db, { namedStatements: config.preparedStatements });
+  const namedStatements = deps.namedStatements ?? config.preparedStatements === true;
+  const credentials = createCredentialsRepository(db, { namedStatements });
   const categories = createCategoriesRepository(db);
-  const images = createImagesRepository(db, { namedStatements: config.preparedStatements });
+  const images = createImagesRepository(db, { namedStatements });
   const signer = createLinkSigner(config.thumbSigningSecret);
   const views = createImageViews({ publicBaseUrl: config.publicBaseUrl, timeZone: config.timeZone, signer });
   const files = createImageFiles(storage, logger);
@@ -103,20 +109,23 @@ export type Services = ReturnType<typeof createServices>;
 export type Readiness =
   | { status: 'ok'; database: 'ok'; bucket: 'ok' | 'not_configured' }
   | { status: 'unavailable'; database: 'down' }
+  | { status: 'unavailable'; database: 'ok'; statements: 'failing' }
   | { status: 'unavailable'; database: 'ok'; bucket: 'down' };
 
 /** How long /readyz waits for the bucket: a probe must answer well within its own timeout (compose: 3 s). */
 const BUCKET_PROBE_TIMEOUT_MS = 2_000;
 
 /**
- * What /readyz answers: ready while the database answers and, when a bucket is configured, the bucket
- * does too (HeadBucket within 2 s): a replica that cannot reach its images cannot serve them.
+ * What /readyz answers: ready while the database answers, no prepared statement has failed behind a
+ * pooler and, when a bucket is configured, the bucket answers too (HeadBucket within 2 s): a replica that
+ * cannot reach its images cannot serve them.
  */
-export function createReadiness(db: Knex, storage: Storage, logger?: Logger): () => Promise<Readiness> {
+export function createReadiness(db: Knex, storage: Storage, logger?: Logger, statements?: StatementWatch): () => Promise<Readiness> {
   const health = createHealthRepository(db);
   const bucket = storage.isConfigured('s3') ? storage.storeFor('s3') : undefined;
   return async () => {
     if (!(await health.databaseAnswers())) return { status: 'unavailable', database: 'down' };
+    if (statements?.failure()) return { status: 'unavailable', database: 'ok', statements: 'failing' };
     if (!bucket) return { status: 'ok', database: 'ok', bucket: 'not_configured' };
     try {
       await bucket.answers(BUCKET_PROBE_TIMEOUT_MS);
@@ -131,7 +140,7 @@ export function createReadiness(db: Knex, storage: Storage, logger?: Logger): ()
 /** Builds the Express app; never listens. */
 export function createApp(deps: AppDeps, services: Services = createServices(deps)): express.Express {
   const { metrics } = deps;
-  const readiness = createReadiness(deps.db, deps.storage, deps.logger);
+  const readiness = createReadiness(deps.db, deps.storage, deps.logger, deps.statements);
   const app = express();
   // Only a configured proxy may name the client: anyone else reaching the port could pick the address the sign-in limit counts.
   app.set('trust proxy', [...deps.config.trustedProxies]);

@@ -127,7 +127,9 @@ const schema = z
       .optional(),
     SESSION_TTL_HOURS: intFromEnv(168, 1).pipe(z.number().max(8760, 'must be at most 8760 (a year)')),
     REGISTRATION_ENABLED: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
-    DATABASE_PREPARED_STATEMENTS: z.enum(['true', 'false'], { error: 'must be true or false' }).default('true'),
+    DATABASE_PREPARED_STATEMENTS: z.enum(['auto', 'true', 'false'], { error: 'must be auto, true or false' }).default('auto'),
+    DATABASE_POOL_MAX: intFromEnv(10, 1),
+    DATABASE_MIGRATIONS: z.enum(['apply', 'verify'], { error: 'must be apply or verify' }).default('apply'),
     REGISTRATION_GROUP: z.string().min(1).default('default'),
     SIGN_IN_ATTEMPTS_PER_ADDRESS: intFromEnv(30, 1),
     SIGN_IN_FAILURES_PER_ACCOUNT: intFromEnv(5, 1),
@@ -198,8 +200,15 @@ export interface ImagesConfig {
   readonly tokenEncryptionKey: Buffer;
   readonly sessionTtlHours: number;
   readonly registrationEnabled: boolean;
-  /** The hot reads as named prepared statements on a Postgres server (false: for a pooler that cannot carry them). */
-  readonly preparedStatements: boolean;
+  /**
+   * The hot statements as named prepared statements on a Postgres server: true, false (unnamed, for a
+   * pooler in transaction mode), or auto (named only when the service reaches Postgres without a pooler).
+   */
+  readonly preparedStatements: 'auto' | boolean;
+  /** Connections this replica opens at most (DATABASE_POOL_MAX). */
+  readonly databasePoolMax: number;
+  /** apply: migrate at start (embedded, npm start, tests); verify: refuse to start on a schema older than this build. */
+  readonly migrations: 'apply' | 'verify';
   readonly registrationGroup: string;
   /** Per 15 minutes: sign-in (and registration) attempts from one client address. */
   readonly signInAttemptsPerAddress: number;
@@ -257,7 +266,9 @@ export function loadConfig(env: Record<string, string | undefined>): ImagesConfi
     tokenEncryptionKey: Buffer.from(value.TOKEN_ENCRYPTION_KEY ?? DEV_TOKEN_ENCRYPTION_KEY, 'hex'),
     sessionTtlHours: value.SESSION_TTL_HOURS,
     registrationEnabled: value.REGISTRATION_ENABLED === 'true',
-    preparedStatements: value.DATABASE_PREPARED_STATEMENTS === 'true',
+    preparedStatements: value.DATABASE_PREPARED_STATEMENTS === 'auto' ? 'auto' : value.DATABASE_PREPARED_STATEMENTS === 'true',
+    databasePoolMax: value.DATABASE_POOL_MAX,
+    migrations: value.DATABASE_MIGRATIONS,
     registrationGroup: value.REGISTRATION_GROUP,
     signInAttemptsPerAddress: value.SIGN_IN_ATTEMPTS_PER_ADDRESS,
     signInFailuresPerAccount: value.SIGN_IN_FAILURES_PER_ACCOUNT,

@@ -1,7 +1,7 @@
 import type express from 'express';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { claimEmbeddedDatabase, createLogger, migrateToLatest, openDb, serveAdminCommands } from '@platform/kit';
+import { claimEmbeddedDatabase, connectsDirectly, createLogger, openDb, prepareDatabase, serveAdminCommands } from '@platform/kit';
 import { createApp, createReadiness, createServices, type Readiness, type Services } from './app';
 import { runAdminCommand } from './admin/commands';
 import type { ImagesConfig } from './config';
@@ -10,6 +10,7 @@ import { createMetrics, type Metrics } from './metrics/metrics';
 import { createImagesRepository } from './images/images-repository';
 import { createStorage, type Storage } from './storage/storage';
 import { migrationSource } from './db/migration-source';
+import { watchPreparedStatements } from './db/statement-watch';
 
 const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
 /** Far beyond any live upload (Node's server.requestTimeout caps receiving a request at 5 minutes). */
@@ -26,6 +27,19 @@ async function refuseUnreachableImages(db: Knex, storage: Storage): Promise<void
   if (count > 0) {
     throw new Error(`${count} image(s) are stored on s3, which is not configured: set S3_BUCKET and the other S3_ variables (or run storage:migrate with them set)`);
   }
+}
+
+/**
+ * Named prepared statements (each pooled connection parses a hot statement once) only where they are
+ * safe: `auto` uses them when the service reaches Postgres itself, and unnamed statements (parsed on
+ * every run, safe behind any pooler in transaction mode) when a pooler is in between.
+ */
+async function resolveNamedStatements(db: Knex, config: ImagesConfig, logger: Logger): Promise<boolean> {
+  if (db.client.config.client !== 'pg') return false;
+  const named = config.preparedStatements === 'auto' ? await connectsDirectly(db) : config.preparedStatements;
+  const why = config.preparedStatements === 'auto' ? (named ? 'auto: connected to Postgres directly' : 'auto: a pooler is between this replica and Postgres') : 'DATABASE_PREPARED_STATEMENTS';
+  logger.info({ namedStatements: named }, `prepared statements: ${named ? 'named' : 'unnamed'} (${why})`);
+  return named;
 }
 
 /** Opens the db, migrates, prepares storage, builds the app and starts housekeeping; does not listen. */
@@ -63,8 +77,8 @@ export async function openImagesService(
   let storage: Storage | undefined;
   let adminServer: { close(): Promise<void> } | undefined;
   try {
-    db = options.db ?? (await openDb(target, { migrationSource }));
-    await migrateToLatest(db);
+    db = options.db ?? (await openDb(target, { migrationSource, poolMax: config.databasePoolMax }));
+    await prepareDatabase(db, { service: 'images', migrations: config.migrations, poolMax: config.databasePoolMax, logger });
     const metrics = createMetrics();
     const openedStorage = createStorage(
       { backend: config.storageBackend, storageDir: config.storageDir, timeZone: config.timeZone, s3: config.s3 },
@@ -73,7 +87,9 @@ export async function openImagesService(
     storage = openedStorage;
     await openedStorage.prepare();
     await refuseUnreachableImages(db, openedStorage);
-    const deps = { config, db, storage: openedStorage, media: createMediaProcessor(), metrics, logger, clock: options.clock };
+    const namedStatements = await resolveNamedStatements(db, config, logger);
+    const statements = watchPreparedStatements(db, logger);
+    const deps = { config, db, storage: openedStorage, media: createMediaProcessor(), metrics, logger, clock: options.clock, namedStatements, statements };
     const services = createServices(deps);
     const app = createApp(deps, services);
     if (claim?.claimed) {
@@ -125,7 +141,7 @@ export async function openImagesService(
       storage: openedStorage,
       metrics,
       services,
-      readiness: createReadiness(db, openedStorage, logger),
+      readiness: createReadiness(db, openedStorage, logger, statements),
       runHousekeeping,
       async close() {
         for (const timer of timers) clearTimeout(timer); // clears an interval too

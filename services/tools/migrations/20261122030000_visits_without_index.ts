@@ -1,4 +1,8 @@
 import type { Knex } from 'knex';
+import { createIndexConcurrently, dropIndexConcurrently, lockSafe } from '@platform/kit';
+
+// Steps of their own: the index is dropped (and, going down, built) concurrently.
+export const config = { transaction: false };
 
 /**
  * Every tool detail read adds a visit. With `visits` in an index, each of those updates writes a new
@@ -7,11 +11,11 @@ import type { Knex } from 'knex';
  * visits is read only when the stats cache expires, where a top-N sort over the table is cheap.
  */
 export async function up(db: Knex): Promise<void> {
-  await db.raw('DROP INDEX IF EXISTS tools_popular_idx');
-  await db.raw('ALTER TABLE tools SET (fillfactor = 85)');
+  await dropIndexConcurrently(db, 'tools_popular_idx');
+  await lockSafe(db, (trx) => trx.raw('ALTER TABLE tools SET (fillfactor = 85)'));
 }
 
 export async function down(db: Knex): Promise<void> {
-  await db.raw('ALTER TABLE tools RESET (fillfactor)');
-  await db.raw('CREATE INDEX tools_popular_idx ON tools (visits DESC, id ASC)');
+  await lockSafe(db, (trx) => trx.raw('ALTER TABLE tools RESET (fillfactor)'));
+  await createIndexConcurrently(db, { name: 'tools_popular_idx', table: 'tools', definition: '(visits DESC, id ASC)' });
 }

@@ -1,4 +1,8 @@
 import type { Knex } from 'knex';
+import { dropIndexConcurrently, limitLockWaits, lockSafe } from '@platform/kit';
+
+// Steps of their own: the old index is dropped concurrently.
+export const config = { transaction: false };
 
 /**
  * Search moves to its own table, one row per tool, written by the service from what the tool row holds
@@ -11,6 +15,19 @@ import type { Knex } from 'knex';
  * imports and category edits rewrite the rows they touch.
  */
 export async function up(db: Knex): Promise<void> {
+  await lockSafe(db, (trx) => createToolSearch(trx));
+  await dropIndexConcurrently(db, 'tools_search_trgm_idx');
+  await lockSafe(db, (trx) =>
+    trx.schema.alterTable('tools', (t) => {
+      t.dropColumn('name_pinyin');
+      t.dropColumn('name_initials');
+      t.dropColumn('search_document');
+    }),
+  );
+}
+
+async function createToolSearch(db: Knex): Promise<void> {
+  if (await db.schema.hasTable('tool_search')) return;
   await db.schema.createTable('tool_search', (t) => {
     t.integer('tool_id').primary().references('id').inTable('tools').onDelete('CASCADE');
     t.smallint('version').notNullable();
@@ -25,16 +42,17 @@ export async function up(db: Knex): Promise<void> {
   // an import the planner prices the index so high that it reads the whole table instead (measured at 10,000
   // tools). Imports write the index directly instead; the directory is read far more than written.
   await db.raw('CREATE INDEX tool_search_keys_idx ON tool_search USING gin (keys) WITH (fastupdate = off)');
-
-  await db.raw('DROP INDEX IF EXISTS tools_search_trgm_idx');
-  await db.schema.alterTable('tools', (t) => {
-    t.dropColumn('name_pinyin');
-    t.dropColumn('name_initials');
-    t.dropColumn('search_document');
-  });
 }
 
 export async function down(db: Knex): Promise<void> {
+  // Down is for development: one transaction, giving up (to be run again) on a busy lock.
+  await db.transaction(async (trx) => {
+    await limitLockWaits(trx);
+    await downInOneTransaction(trx);
+  });
+}
+
+async function downInOneTransaction(db: Knex): Promise<void> {
   await db.schema.alterTable('tools', (t) => {
     t.string('name_pinyin', 1000).nullable();
     t.string('name_initials', 400).nullable();

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { limitLockWaits } from '@platform/kit';
 
 /**
  * A counter that moves whenever what the website shows of the catalog changes, so that every replica can
@@ -9,6 +10,8 @@ import type { Knex } from 'knex';
  * (visit counts on pages age by the site cache's TTL instead).
  */
 export async function up(db: Knex): Promise<void> {
+  // Quick catalog changes in the migration's transaction: a busy lock makes it give up and run again.
+  await limitLockWaits(db);
   await db.raw(`CREATE TABLE catalog_revision (
     id smallint PRIMARY KEY CHECK (id = 1),
     revision bigint NOT NULL
@@ -29,6 +32,7 @@ export async function up(db: Knex): Promise<void> {
 }
 
 export async function down(db: Knex): Promise<void> {
+  await limitLockWaits(db);
   await db.raw('DROP TRIGGER IF EXISTS categories_catalog_revision ON categories');
   await db.raw('DROP TRIGGER IF EXISTS tools_catalog_revision ON tools');
   await db.raw('DROP FUNCTION IF EXISTS bump_catalog_revision()');

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { limitLockWaits } from '@platform/kit';
 
 /**
  * The directory's editors (the web admin at /admin/): accounts apart from the image host's users, their
@@ -10,6 +11,8 @@ import type { Knex } from 'knex';
  * the catalog revision trigger now watches it too, so a re-sorted tool clears cached pages.
  */
 export async function up(db: Knex): Promise<void> {
+  // Quick catalog changes in the migration's transaction: a busy lock makes it give up and run again.
+  await limitLockWaits(db);
   await db.schema.createTable('editors', (t) => {
     t.increments('id').primary();
     t.string('name', 64).notNullable();
@@ -43,6 +46,7 @@ export async function up(db: Knex): Promise<void> {
 }
 
 export async function down(db: Knex): Promise<void> {
+  await limitLockWaits(db);
   await db.raw('DROP TRIGGER tools_catalog_revision ON tools');
   await db.raw(`CREATE TRIGGER tools_catalog_revision
     AFTER INSERT OR DELETE OR TRUNCATE OR UPDATE OF slug, name, description, url, icon, category_id, tags, is_featured ON tools

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { limitLockWaits } from '@platform/kit';
 
 /**
  * English names and descriptions of tools and categories, filled by editors (import files, later the web
@@ -7,6 +8,8 @@ import type { Knex } from 'knex';
  * English field must refresh cached pages as editing the Chinese one does.
  */
 export async function up(db: Knex): Promise<void> {
+  // Quick catalog changes in the migration's transaction: a busy lock makes it give up and run again.
+  await limitLockWaits(db);
   await db.schema.alterTable('categories', (t) => {
     t.string('name_en', 100).notNullable().defaultTo('');
     t.text('description_en').notNullable().defaultTo('');
@@ -22,6 +25,7 @@ export async function up(db: Knex): Promise<void> {
 }
 
 export async function down(db: Knex): Promise<void> {
+  await limitLockWaits(db);
   await db.raw('DROP TRIGGER tools_catalog_revision ON tools');
   await db.raw(`CREATE TRIGGER tools_catalog_revision
     AFTER INSERT OR DELETE OR TRUNCATE OR UPDATE OF slug, name, description, url, icon, category_id, tags, is_featured, sort_order ON tools

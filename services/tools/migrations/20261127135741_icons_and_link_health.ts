@@ -1,10 +1,13 @@
 import type { Knex } from 'knex';
+import { limitLockWaits } from '@platform/kit';
 
 /**
  * Icons fetched from the tools' own sites (served from our origin), link health with its history, and
  * the leases that let one replica at a time run a background job.
  */
 export async function up(db: Knex): Promise<void> {
+  // Quick catalog changes in the migration's transaction: a busy lock makes it give up and run again.
+  await limitLockWaits(db);
   await db.schema.createTable('tool_icons', (t) => {
     t.integer('tool_id').primary().references('id').inTable('tools').onDelete('CASCADE');
     // Always a PNG we rendered ourselves (see icons/icon-image.ts): never the site's bytes as they came.
@@ -64,6 +67,7 @@ export async function up(db: Knex): Promise<void> {
 }
 
 export async function down(db: Knex): Promise<void> {
+  await limitLockWaits(db);
   await db.schema.dropTableIfExists('job_leases');
   await db.schema.dropTableIfExists('link_checks');
   await db.schema.dropTableIfExists('link_health');

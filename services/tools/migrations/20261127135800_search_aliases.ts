@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { limitLockWaits } from '@platform/kit';
 import { DEFAULT_SEARCH_ALIASES } from '../src/catalog/search-default-aliases';
 import { normalizeSearchText } from '../src/catalog/search-normalize';
 
@@ -9,6 +10,8 @@ import { normalizeSearchText } from '../src/catalog/search-normalize';
  * rebuilds its search index and drops its cached pages.
  */
 export async function up(db: Knex): Promise<void> {
+  // Quick catalog changes in the migration's transaction: a busy lock makes it give up and run again.
+  await limitLockWaits(db);
   await db.raw('DROP TABLE IF EXISTS tool_search');
   await db.raw(`CREATE TABLE search_aliases (
     term text NOT NULL CHECK (term <> ''),
@@ -26,6 +29,7 @@ export async function up(db: Knex): Promise<void> {
 }
 
 export async function down(db: Knex): Promise<void> {
+  await limitLockWaits(db);
   await db.raw('DROP TRIGGER IF EXISTS search_aliases_catalog_revision ON search_aliases');
   await db.raw('DROP TABLE IF EXISTS search_aliases');
   // The table as 20261123010000_tool_search made it; the search code of that time fills it at start.

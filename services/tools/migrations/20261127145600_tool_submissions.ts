@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { limitLockWaits } from '@platform/kit';
 
 /**
  * Visitors' suggestions of tools (the site's 提交工具 form), waiting for an editor's review. The
@@ -8,6 +9,8 @@ import type { Knex } from 'knex';
  * queue it. `tool_submission_limits` is rate-limiter-flexible's Postgres store for the per-address limit.
  */
 export async function up(db: Knex): Promise<void> {
+  // Quick catalog changes in the migration's transaction: a busy lock makes it give up and run again.
+  await limitLockWaits(db);
   await db.schema.createTable('tool_submissions', (t) => {
     t.bigIncrements('id').primary();
     t.string('name', 200).notNullable();
@@ -35,6 +38,7 @@ export async function up(db: Knex): Promise<void> {
 }
 
 export async function down(db: Knex): Promise<void> {
+  await limitLockWaits(db);
   await db.schema.dropTableIfExists('tool_submission_limits');
   await db.schema.dropTableIfExists('tool_submissions');
 }

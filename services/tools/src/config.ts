@@ -94,6 +94,8 @@ const schema = z.object({
   PORT: nonNegativeInt(3002).refine((port) => port <= 65535, 'must be at most 65535'),
   HOST: z.string().min(1).default('0.0.0.0'),
   DATABASE_URL: z.string().regex(DATABASE_URL_FORMAT, 'must be postgres://…, pglite:memory or pglite:<dir>').default('pglite:./data/tools-db'),
+  DATABASE_POOL_MAX: positiveInt(10),
+  DATABASE_MIGRATIONS: z.enum(['apply', 'verify'], { error: 'must be apply or verify' }).default('apply'),
   REDIS_URL: z
     .string()
     .optional()
@@ -141,6 +143,10 @@ export interface ToolsConfig {
   readonly host: string;
   readonly databaseUrl: string;
   readonly database: DatabaseTarget;
+  /** Connections this replica opens at most (DATABASE_POOL_MAX). */
+  readonly databasePoolMax: number;
+  /** apply: migrate at start (embedded, npm start, tests); verify: refuse to start on a schema older than this build. */
+  readonly migrations: 'apply' | 'verify';
   readonly redisUrl: string | undefined;
   readonly rateLimitKeyPrefix: string;
   readonly defaultRateLimitPerHour: number;
@@ -195,6 +201,8 @@ export function loadConfig(env: Record<string, string | undefined>): ToolsConfig
     host: parsed.HOST,
     databaseUrl: parsed.DATABASE_URL,
     database: Object.freeze(databaseTarget(parsed.DATABASE_URL, process.cwd())),
+    databasePoolMax: parsed.DATABASE_POOL_MAX,
+    migrations: parsed.DATABASE_MIGRATIONS,
     redisUrl: parsed.REDIS_URL,
     rateLimitKeyPrefix: parsed.RATE_LIMIT_KEY_PREFIX,
     defaultRateLimitPerHour: parsed.DEFAULT_RATE_LIMIT_PER_HOUR,

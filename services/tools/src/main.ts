@@ -1,4 +1,4 @@
-import { createAppServer, createLogger, stopGracefullyOnSignals } from '@platform/kit';
+import { createAppServer, createLogger, SchemaBehindError, stopGracefullyOnSignals } from '@platform/kit';
 import { loadConfig, type ToolsConfig } from './config';
 import { ensureDemoData } from './demo';
 import { installClientErrorEnvelope } from './http/client-error';
@@ -40,6 +40,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`tools service failed to start: ${(error as Error)?.stack ?? String(error)}\n`);
+  // A schema older than this build is the operator's next step, not a bug: its one line, no stack.
+  const detail = error instanceof SchemaBehindError ? error.message : ((error as Error)?.stack ?? String(error));
+  process.stderr.write(`tools service failed to start: ${detail}\n`);
   process.exit(1);
 });

@@ -2,7 +2,7 @@ import type express from 'express';
 import type { Knex } from 'knex';
 import type { RedisClient } from './ratelimit/redis-connection';
 import type { Logger } from 'pino';
-import { claimEmbeddedDatabase, createLogger, migrateToLatest, openDb, serveAdminCommands } from '@platform/kit';
+import { claimEmbeddedDatabase, createLogger, openDb, prepareDatabase, serveAdminCommands } from '@platform/kit';
 import { runAdminCommand } from './admin/commands';
 import { createApp, createReadiness, createServices, type Readiness } from './app';
 import { memoryKeyVersion, redisKeyVersion } from './auth/key-version';
@@ -34,8 +34,8 @@ export async function openToolsService(
   let redis: RedisClient | undefined;
   let adminServer: { close(): Promise<void> } | undefined;
   try {
-    db = options.db ?? (await openDb(target, { migrationSource }));
-    await migrateToLatest(db);
+    db = options.db ?? (await openDb(target, { migrationSource, poolMax: config.databasePoolMax }));
+    await prepareDatabase(db, { service: 'tools', migrations: config.migrations, poolMax: config.databasePoolMax, logger });
     if (config.redisUrl) {
       redis = openRedis(config.redisUrl, logger);
       // Start even when Redis is down (fail open); the limiter switches to Redis as soon as it connects.

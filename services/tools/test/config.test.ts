@@ -9,6 +9,8 @@ describe('loadConfig', () => {
       port: 3002,
       host: '0.0.0.0',
       databaseUrl: 'pglite:./data/tools-db',
+      databasePoolMax: 10,
+      migrations: 'apply',
       database: { kind: 'pglite-dir', dir: path.resolve('data/tools-db') },
       redisUrl: undefined,
       rateLimitKeyPrefix: 'tools_rl',

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
-import { migrateToLatest, openDb } from '../db/open-db';
+import { openDb } from '../db/open-db';
+import { migrateToLatest } from '../db/migrate';
 
 /** What a service's test databases are migrated with: its migration source, and the folder of its migrations. */
 export interface ServiceMigrations {

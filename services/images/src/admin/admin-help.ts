@@ -4,6 +4,10 @@ export const ADMIN_HELP = `Image hosting admin
 Usage: npm run admin -w services/images -- <command> [options]
    or: node dist/src/admin/cli.js <command> [options]
 
+Schema
+  migrate                                   apply pending migrations (once per deploy, before replicas started
+                                            with DATABASE_MIGRATIONS=verify); every command does too
+
 Users
   create-user <name> [--group <group>] [--admin] [--password-stdin]
                                             create a user (group "default" unless given); prints its account

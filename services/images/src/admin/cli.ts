@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { claimEmbeddedDatabase, describeDatabase, forwardAdminCommand, migrateToLatest, openDb } from '@platform/kit';
+import { claimEmbeddedDatabase, describeDatabase, describeSchema, forwardAdminCommand, migrateToLatest, openDb } from '@platform/kit';
 import { loadConfig, type ImagesConfig } from '../config';
 import { ADMIN_HELP, readsStdin } from './admin-help';
 import { runAdminCommand } from './commands';
@@ -60,9 +60,14 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: Prin
   }
   const target = config.database;
   const runHere = async () => {
-    const db = await openDb(target, { migrationSource });
+    const db = await openDb(target, { migrationSource, poolMax: config.databasePoolMax });
     try {
       await migrateToLatest(db);
+      // The replicas of a deploy run with DATABASE_MIGRATIONS=verify: this is the one run that applies them.
+      if (argv[0] === 'migrate') {
+        print.out(await describeSchema(db));
+        return 0;
+      }
       return await runAdminCommand(argv, { db, config, ...print, input, redraw: print.redraw });
     } finally {
       await db.destroy();

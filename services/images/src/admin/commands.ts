@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { Knex } from 'knex';
 import pino from 'pino';
+import { describeSchema } from '@platform/kit';
 import { createServices } from '../app';
 import { createCategoriesRepository } from '../categories/categories-repository';
 import { createImagesRepository } from '../images/images-repository';
@@ -221,6 +222,10 @@ async function dispatch(command: string, args: string[], ctx: AdminContext, stor
       await migrateStorage(storageMigration, values.to, ctx, concurrency);
       return;
     }
+    case 'migrate':
+      // Reached through a running embedded process, which applied the migrations when it started.
+      ctx.out(await describeSchema(ctx.db));
+      return;
     default:
       throw new UsageError(`unknown command "${command}" (see --help)`);
   }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { claimEmbeddedDatabase, createLogger, describeDatabase, forwardAdminCommand, migrateToLatest, openDb } from '@platform/kit';
+import { claimEmbeddedDatabase, createLogger, describeDatabase, describeSchema, forwardAdminCommand, migrateToLatest, openDb } from '@platform/kit';
 import { loadConfig, type ToolsConfig } from '../config';
 import { openRedis, waitForRedis } from '../ratelimit/redis-connection';
 import { createRequestLimiter } from '../ratelimit/request-limiter';
@@ -62,10 +62,15 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, print: Prin
   const runHere = async () => {
     // The CLI's own logs would mix with its output; only warnings and worse go to stderr.
     const logger = createLogger('tools', config.logLevel === 'silent' ? 'silent' : 'warn');
-    const db = await openDb(target, { migrationSource });
+    const db = await openDb(target, { migrationSource, poolMax: config.databasePoolMax });
     const redis = config.redisUrl ? openRedis(config.redisUrl, logger) : undefined;
     try {
       await migrateToLatest(db);
+      // The replicas of a deploy run with DATABASE_MIGRATIONS=verify: this is the one run that applies them.
+      if (argv[0] === 'migrate') {
+        print.out(await describeSchema(db));
+        return 0;
+      }
       const limiter = redis ? createRequestLimiter({ keyPrefix: config.rateLimitKeyPrefix, redis, logger }) : undefined;
       if (redis) await waitForRedis(redis, 2000);
       // An embedded database is claimed by this CLI: no running process has cached keys to invalidate.

@@ -1,3 +1,4 @@
+import { describeSchema } from '@platform/kit';
 import { ImportFormatError } from '../catalog/importer';
 import { ensureDemoData } from '../demo';
 import { isAdsCommand, runAdsCommand } from './ads-commands';
@@ -16,6 +17,10 @@ Usage: npm run admin -w services/tools -- <command> [options]
        node dist/src/admin/cli.js <command> [options]      (in the container)
 
 Reads the same environment as the service (DATABASE_URL, REDIS_URL, DEFAULT_RATE_LIMIT_PER_HOUR, ...).
+
+Schema
+  migrate                                         apply pending migrations (once per deploy, before replicas
+                                                  started with DATABASE_MIGRATIONS=verify); every command does too
 
 API keys
   key:create --name <name> [--limit <per-hour>]   create a key and print it (shown only this once)
@@ -75,6 +80,10 @@ export async function runAdminCommand(argv: string[], ctx: AdminContext): Promis
         ctx.out(result.apiKey ? `demo API key: ${result.apiKey}` : 'demo API key already exists (not shown again)');
         return 0;
       }
+      case 'migrate':
+        // Reached through a running embedded process, which applied the migrations when it started.
+        ctx.out(await describeSchema(ctx.db));
+        return 0;
       default:
         if (isOutboundCommand(command)) return await runOutboundCommand(command, rest, ctx);
         throw new UsageError(command ? `unknown command "${command}"` : 'missing command');
