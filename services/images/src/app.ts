@@ -23,6 +23,7 @@ import { createImageViews } from './images/image-views';
 import { createImagesRepository } from './images/images-repository';
 import { createLinkSigner } from './images/link-signer';
 import { createListingService } from './images/listing-service';
+import { createRenameService } from './images/rename-service';
 import { createRecoveryService } from './images/recovery-service';
 import { createStorageMigration } from './images/storage-migration';
 import { createThumbnailService } from './images/thumbnail-service';
@@ -93,6 +94,7 @@ export function createServices(deps: AppDeps) {
     userAdmin,
     uploads: createUploadService({ images, categories, storage, files, media: deps.media, views, logger, clock }),
     listing: createListingService({ images, categories, views, recycleRetentionDays: config.recycleRetentionDays }),
+    naming: createRenameService({ images, views }),
     bin,
     bulk: createBulkService({ bin, images, categories, logger }),
     recovery,

@@ -280,6 +280,8 @@ describe('extensions: organising, sign-in, the account area, admin', () => {
     const categoryId = created.body.data.id;
     expectEnvelope(await write('move').set('X-API-Token', user.token).send({ ids: [image.id], category_id: categoryId }), { ...WRITE, action: 'move' }, { code: 0, msg: '成功' });
     expectEnvelope(await write('move').set('X-API-Token', user.token).send({ ids: [image.id], category_id: 999 }), { ...WRITE, action: 'move' }, { code: 1, msg: '分类不存在' });
+    expectEnvelope(await write('rename').set('X-API-Token', user.token).send({ id: image.id, name: '海边.png' }), { ...WRITE, action: 'rename' }, { code: 0, msg: '图片已重命名', data: { original_name: '海边.png' } });
+    expectEnvelope(await write('rename').set('X-API-Token', user.token).send({ id: image.id, name: ' ' }), { ...WRITE, action: 'rename' }, { code: 1, msg: '图片名称不能为空' });
     expectEnvelope(await write('rename_category').set('X-API-Token', user.token).send({ id: categoryId, name: '出行' }), { ...WRITE, action: 'rename_category' }, { code: 0, msg: '分类已重命名' });
     expectEnvelope(await write('rename_category').set('X-API-Token', user.token).send({ id: 999, name: 'x' }), { ...WRITE, action: 'rename_category' }, { code: 1, msg: '分类不存在' });
     expectEnvelope(await write('delete_category').set('X-API-Token', user.token).send({ id: categoryId }), { ...WRITE, action: 'delete_category' }, { code: 0, msg: '分类已删除', data: { moved: 1 } });

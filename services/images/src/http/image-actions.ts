@@ -2,13 +2,15 @@ import type { CategoriesService } from '../categories/categories-service';
 import { Messages } from '../errors/messages';
 import type { BinService } from '../images/bin-service';
 import type { BulkService } from '../images/bulk-service';
+import { parseImageName } from '../images/image-name';
 import type { ListingService } from '../images/listing-service';
+import type { RenameService } from '../images/rename-service';
 import type { ProfileService } from '../users/profile-service';
 import type { ActionHandler } from './actions';
 import { bodyOrQuery, parseCategoryName, parseId, parseIdOrIds, parseIds, parseLinksFlag, parsePageQuery } from './image-params';
 
 /** The image and category actions (upload has its own route: it streams). */
-export function createImageActions(deps: { listing: ListingService; bin: BinService; bulk: BulkService; categories: CategoriesService; profile: ProfileService }) {
+export function createImageActions(deps: { listing: ListingService; bin: BinService; bulk: BulkService; categories: CategoriesService; profile: ProfileService; naming: RenameService }) {
   const { listing, bin, bulk, categories } = deps;
   return {
     list: async ({ principal, query, now }) => {
@@ -38,6 +40,11 @@ export function createImageActions(deps: { listing: ListingService; bin: BinServ
     move: async ({ principal, body, query }) => {
       const ids = parseIds(bodyOrQuery(body, query, 'ids'));
       return { message: Messages.ok, data: await bulk.moveMany(principal.user, ids, parseId(bodyOrQuery(body, query, 'category_id'))) };
+    },
+    // Extension: the displayed name only (id first, then the name's rules, then ownership).
+    rename: async ({ principal, body, query }) => {
+      const id = parseId(bodyOrQuery(body, query, 'id'));
+      return { message: Messages.imageRenamed, data: await deps.naming.rename(principal.user, id, parseImageName(body.name)) };
     },
     categories: async ({ principal }) => ({ message: Messages.ok, data: await categories.list(principal.user) }),
     create_category: async ({ principal, body, query }) => ({

@@ -25,6 +25,7 @@ export const ACTIONS = {
   restore: { method: 'POST', access: 'token' },
   purge: { method: 'POST', access: 'token' },
   move: { method: 'POST', access: 'token' },
+  rename: { method: 'POST', access: 'token' },
   categories: { method: 'GET', access: 'token' },
   create_category: { method: 'POST', access: 'token' },
   rename_category: { method: 'POST', access: 'token' },

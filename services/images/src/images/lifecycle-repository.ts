@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { namedQuery } from '../db/named-query';
-import { toImage, type ImageRow, type Move, type NewImage } from './image-rows';
+import { LISTED_COLUMNS, toImage, toListed, type ImageRow, type ListedImage, type Move, type NewImage } from './image-rows';
 
 /** The reserve's answer: the pending row, or why there is none (see charge_upload). */
 export type Reservation = { reserved: ImageRow } | { refused: 'disabled' | 'too-large' | 'quota' };
@@ -170,6 +170,12 @@ export function createLifecycleRepository(db: Knex, options: { namedStatements: 
     async moveToCategory(userId: number, id: number, categoryId: number): Promise<boolean> {
       const updated = await db('images').where({ id, user_id: userId }).whereIn('status', ['stored', 'binned']).update({ category_id: categoryId });
       return Number(updated) > 0;
+    },
+
+    /** Gives the user's stored image a new name; null when it is not such an image of theirs. */
+    async rename(userId: number, id: number, name: string): Promise<ListedImage | null> {
+      const [row] = await db('images').where({ id, user_id: userId, status: 'stored' }).update({ original_name: name }, [...LISTED_COLUMNS]);
+      return row ? toListed(row as Record<string, unknown>) : null;
     },
 
     async findById(id: number): Promise<ImageRow | null> {

@@ -223,6 +223,7 @@ export function createApiClient(options: ApiClientOptions) {
     deleteMany: (ids: number[]) => post<BulkOutcome>('delete', { ids }).then((a) => a.data),
     restoreMany: (ids: number[]) => post<BulkOutcome>('restore', { ids }).then((a) => a.data),
     purgeMany: (ids: number[]) => post<BulkOutcome>('purge', { ids }).then((a) => a.data),
+    rename: (id: number, name: string) => post<ImageItem>('rename', { id, name }).then((a) => a.data),
     move: (ids: number[], categoryId: number) => post<BulkOutcome>('move', { ids, category_id: categoryId }).then((a) => a.data),
 
     categories: () => get<{ list: Category[] }>('categories').then((data) => data.list),

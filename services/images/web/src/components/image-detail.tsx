@@ -5,9 +5,10 @@ import { formatBytes } from '../format';
 import { FileName } from './file-name';
 import { LinkFields } from './link-fields';
 import { Modal } from './modal';
+import { RenameField } from './rename-field';
 
-/** The gallery's detail dialog of one image: the picture, its size and dimensions once loaded, its links, open and move to the bin. */
-export function ImageDetail({ item, onClose, onDelete }: { item: ImageItem; onClose(): void; onDelete(): void }) {
+/** The gallery's detail dialog of one image: the picture, its name (renamable), size and dimensions once loaded, its links, open and move to the bin. */
+export function ImageDetail({ item, onClose, onDelete, onRenamed }: { item: ImageItem; onClose(): void; onDelete(): void; onRenamed(item: ImageItem): void }) {
   const { t } = useApp();
   const [detailSize, setDetailSize] = useState<{ w: number; h: number } | null>(null);
   return (
@@ -20,6 +21,7 @@ export function ImageDetail({ item, onClose, onDelete }: { item: ImageItem; onCl
           <h3 class="detail-name">
             <FileName name={item.original_name} />
           </h3>
+          <RenameField item={item} onRenamed={onRenamed} />
           <dl class="facts">
             <div>
               <dt>{t('fileSize')}</dt>

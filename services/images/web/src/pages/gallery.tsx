@@ -3,6 +3,7 @@ import type { BulkOutcome, Category, ImageItem } from '../api';
 import { useApp } from '../app-context';
 import { EmptyState } from '../components/empty-state';
 import { FileName } from '../components/file-name';
+import { CopyAllLinks } from '../components/copy-all-links';
 import { ImageDetail } from '../components/image-detail';
 import { formatBytes } from '../format';
 import { followLink, hrefOf } from '../router';
@@ -189,6 +190,7 @@ export function GalleryPage() {
                   </option>
                 ))}
               </select>
+              <CopyAllLinks links={items.filter((item) => selected.has(item.id)).map((item) => item.links)} />
               <button type="button" class="button secondary small" disabled={moveTarget === undefined} onClick={() => moveTarget !== undefined && moveImages(selectedIds, moveTarget)}>
                 {t('move')}
               </button>
@@ -275,6 +277,10 @@ export function GalleryPage() {
           key={detail.id}
           item={detail}
           onClose={() => setDetail(null)}
+          onRenamed={(renamed) => {
+            setDetail(renamed);
+            setItems((list) => list.map((have) => (have.id === renamed.id ? renamed : have)));
+          }}
           onDelete={async () => {
             if (await confirm(`${t('moveToBin')}?`, { confirmLabel: t('moveToBin'), danger: true })) void deleteImages([detail.id]);
           }}

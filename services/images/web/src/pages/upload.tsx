@@ -1,6 +1,7 @@
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import type { Category } from '../api';
 import { useApp } from '../app-context';
+import { CopyAllLinks } from '../components/copy-all-links';
 import { UploadItem } from '../components/upload-item';
 import { formatBytes } from '../format';
 import { useUploadQueue } from '../upload-queue';
@@ -136,6 +137,7 @@ export function UploadPage() {
               {t('cancelAll')}
             </button>
           ) : null}
+          {counts.done > 0 ? <CopyAllLinks links={items.flatMap((item) => (item.status === 'done' && item.result ? [item.result.links] : []))} /> : null}
           {finished > 0 ? (
             <button type="button" class="button ghost small" onClick={() => uploads.clearFinished()}>
               {t('clearFinished')}

@@ -77,6 +77,9 @@ export const en: Record<MessageKey, string> = {
   linkBbcode: 'BBCode',
   linkThumbnail: 'Thumbnail',
   copyLink: 'Copy {kind}',
+  linkFormat: 'Link format',
+  copyAllLinks: 'Copy all links ({n})',
+  copiedAllLinks: 'Copied the links of {n} images',
 
   galleryTitle: 'Gallery',
   searchLabel: 'Search file names',
@@ -98,6 +101,7 @@ export const en: Record<MessageKey, string> = {
   noMatchesHint: 'Try another keyword or category.',
   goUpload: 'Upload images',
   detailTitle: 'Image details',
+  imageName: 'Name',
   fileSize: 'Size',
   uploadedAt: 'Uploaded',
   openOriginal: 'Open original',

@@ -75,6 +75,9 @@ export const zh = {
   linkBbcode: 'BBCode',
   linkThumbnail: '缩略图',
   copyLink: '复制 {kind}',
+  linkFormat: '链接格式',
+  copyAllLinks: '复制全部链接（{n}）',
+  copiedAllLinks: '已复制 {n} 张图片的链接',
 
   galleryTitle: '图库',
   searchLabel: '搜索文件名',
@@ -96,6 +99,7 @@ export const zh = {
   noMatchesHint: '换个关键词或分类试试。',
   goUpload: '去上传',
   detailTitle: '图片详情',
+  imageName: '名称',
   fileSize: '大小',
   uploadedAt: '上传时间',
   openOriginal: '打开原图',
