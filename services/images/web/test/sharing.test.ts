@@ -3,7 +3,8 @@
  * and "copy all links" of an upload batch and of a gallery selection.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeWithChromium, launchChromium, seriousAxeViolations, watchForProblems } from './support/browser';
+import { describeWithChromium, launchChromium, seriousAxeViolations } from '@platform/kit/testing';
+import { watchForProblems } from './support/browser';
 import { sampleImage } from './support/sample-images';
 import { startWebPlatform, type WebPlatform } from './support/web-platform';
 
@@ -24,7 +25,7 @@ describeWithChromium('renaming and copying links in Chromium', () => {
   beforeAll(async () => {
     platform = await startWebPlatform();
     token = (await platform.services.userAdmin.createUser({ name: 'dora', password: PASSWORD })).token;
-    browser = await launchChromium();
+    browser = await launchChromium({ args: ['--lang=zh-CN'] });
     context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'zh-CN' });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: platform.baseUrl });
     ({ problems } = watchForProblems(context));
