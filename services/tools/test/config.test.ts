@@ -76,7 +76,7 @@ describe('loadConfig', () => {
     [{ PORT: 'eighty' }, 'PORT must be a non-negative integer, got "eighty"'],
     [{ PORT: '70000' }, 'PORT must be at most 65535'],
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL must be postgres://…, pglite:memory or pglite:<dir>'],
-    [{ REDIS_URL: 'localhost:6379' }, 'REDIS_URL must be redis://… or rediss://…'],
+    [{ REDIS_URL: 'localhost:6379' }, 'REDIS_URL must be redis://…, rediss://…, redis+sentinel://host:port,…/<master name> or redis+cluster://host:port,…'],
     [{ DEFAULT_RATE_LIMIT_PER_HOUR: '0' }, 'DEFAULT_RATE_LIMIT_PER_HOUR must be a positive integer, got "0"'],
     [{ ANONYMOUS_RATE_LIMIT_PER_HOUR: '1.5' }, 'ANONYMOUS_RATE_LIMIT_PER_HOUR must be a positive integer, got "1.5"'],
     [{ RATE_LIMIT_KEY_PREFIX: 'has space' }, 'RATE_LIMIT_KEY_PREFIX must be 1-64 characters of [A-Za-z0-9_:.-]'],
