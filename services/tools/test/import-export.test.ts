@@ -81,6 +81,102 @@ describe('exports import back to the same directory', () => {
   });
 });
 
+/**
+ * Two levels: subcategories listed before their parents, orders that tie across parents, an empty
+ * subcategory and a parent whose tools are all in its subcategories.
+ */
+const treeCatalog = {
+  categories: [
+    { slug: 'frontend', name: '前端', description: '浏览器里的事', icon: '🌐', sort_order: 1, parent: 'developer', name_en: 'Frontend' },
+    { slug: 'compress', name: '压缩', sort_order: 1, parent: 'image' },
+    { slug: 'empty-sub', name: '空的子分类', sort_order: 0, parent: 'developer' },
+    ...awkwardCatalog.categories,
+    { slug: 'media', name: '媒体', sort_order: 1 },
+    { slug: 'video', name: '视频', description: '剪辑', sort_order: 0, parent: 'media' },
+  ],
+  tools: [
+    ...awkwardCatalog.tools,
+    { slug: 'vite', name: 'Vite', description: '构建工具', url: 'https://vitejs.dev/', category: 'frontend', tags: ['build'], sort_order: 2 },
+    { slug: 'react', name: 'React', url: 'https://react.dev/', category: 'frontend', sort_order: 1 },
+    { slug: 'squoosh', name: 'Squoosh', url: 'https://squoosh.app/', category: 'compress', is_featured: true },
+    { slug: 'kdenlive', name: 'Kdenlive', url: 'https://kdenlive.org/', category: 'video' },
+  ],
+};
+
+const categoryTree = async () =>
+  harness.db('categories as c').leftJoin('categories as p', 'p.id', 'c.parent_id').select('c.slug', 'p.slug as parent').orderBy('c.slug');
+
+describe('exports keep the category tree', () => {
+  it.each(['json', 'csv', 'html'] as const)('when a directory with subcategories is exported as %s, imported into an empty database and exported again, then both files are identical and the tree is the same', async (format) => {
+    const first = await importText(JSON.stringify(treeCatalog), 'json');
+    expect(first.categories.rejected).toEqual([]);
+    expect(first.tools.rejected).toEqual([]);
+    const treeBefore = await categoryTree();
+    expect(treeBefore.filter((row) => row.parent !== null)).toEqual([
+      { slug: 'compress', parent: 'image' },
+      { slug: 'empty-sub', parent: 'developer' },
+      { slug: 'frontend', parent: 'developer' },
+      { slug: 'video', parent: 'media' },
+    ]);
+    const directoryBefore = await exportAs('json');
+    const exported = await exportAs(format);
+
+    await harness.reset();
+    const report = await importText(exported, format);
+    expect(report.categories).toEqual({ created: treeCatalog.categories.length, updated: 0, unchanged: 0, rejected: [] });
+    expect(report.tools).toEqual({ created: treeCatalog.tools.length, updated: 0, unchanged: 0, rejected: [] });
+
+    expect(await categoryTree()).toEqual(treeBefore);
+    expect(await exportAs(format)).toBe(exported);
+    expect(await exportAs('json')).toBe(directoryBefore);
+    // Imported over the directory it came from, nothing changes.
+    const again = await importText(exported, format);
+    expect(again.rows.every((row) => row.outcome === 'unchanged')).toBe(true);
+  });
+
+  it('when exported, then JSON and CSV carry each category\'s parent slug and the bookmark file nests subcategory folders in their parent\'s', async () => {
+    await importText(JSON.stringify(treeCatalog), 'json');
+    const json = JSON.parse(await exportAs('json')) as { categories: { slug: string; parent: string }[] };
+    expect(json.categories.map(({ slug, parent }) => [slug, parent])).toEqual([
+      ['writing', ''],
+      ['image', ''],
+      ['compress', 'image'],
+      ['media', ''],
+      ['video', 'media'],
+      ['developer', ''],
+      ['empty-sub', 'developer'],
+      ['frontend', 'developer'],
+      ['empty', ''],
+    ]);
+    const csv = (await exportAs('csv')).split('\n');
+    expect(csv[0]).toBe('record,slug,name,description,url,icon,category,tags,is_featured,sort_order,name_en,description_en,parent');
+    expect(csv).toContain('category,video,视频,剪辑,,,,,,0,,,media');
+    const html = (await exportAs('html')).split('\n').filter((line) => /<H3|<A /.test(line)).map((line) => line.replace(/ [A-Z_-]+="[^"]*"/g, ''));
+    expect(html.slice(7, 14)).toEqual([
+      '    <DT><H3>媒体</H3>',
+      '        <DT><H3>视频</H3>',
+      '            <DT><A>Kdenlive</A>',
+      '    <DT><H3>开发工具</H3>',
+      '        <DT><A>Visual Studio Code</A>',
+      '        <DT><A>GitHub</A>',
+      '        <DT><H3>空的子分类</H3>',
+    ]);
+  });
+
+  it('when a whole-directory CSV written before categories had parents (no parent column) is imported, then its categories are top-level', async () => {
+    const old = [
+      'record,slug,name,description,url,icon,category,tags,is_featured,sort_order,name_en,description_en',
+      'category,media,媒体,,,,,,,1,,',
+      'tool,kdenlive,Kdenlive,,https://kdenlive.org/,,media,,false,0,,',
+      '',
+    ].join('\n');
+    const report = await importText(old, 'csv');
+    expect(report.categories).toEqual({ created: 1, updated: 0, unchanged: 0, rejected: [] });
+    expect(report.tools).toMatchObject({ created: 1, rejected: [] });
+    expect(await categoryTree()).toEqual([{ slug: 'media', parent: null }]);
+  });
+});
+
 const chromeBookmarks = `<!DOCTYPE NETSCAPE-Bookmark-file-1>
 <!-- This is an automatically generated file. -->
 <META HTTP-EQUIV="Content-Type" CONTENT="text/html; charset=UTF-8">

@@ -1,10 +1,11 @@
 import { stringify } from 'csv-stringify/sync';
 import { FULL_CSV_HEADER } from './import-sources';
-import type { CatalogExport, ExportedTool } from './export-repository';
+import type { CatalogExport, ExportedCategory, ExportedTool } from './export-repository';
 
 /**
  * The directory as a file each import format reads back to the same directory (test/import-export.test.ts
- * round-trips all three). Bookmark HTML is the browsers' Netscape format: categories are folders, and `data-*`
+ * round-trips all three, subcategories included). Bookmark HTML is the browsers' Netscape format: categories are
+ * folders (a subcategory's inside its parent's), and `data-*`
  * attributes that browsers ignore carry the fields a bookmark has no place for.
  */
 export type ExportFormat = 'json' | 'csv' | 'html';
@@ -24,9 +25,9 @@ export function formatExport(catalog: CatalogExport, format: ExportFormat): stri
 
 function exportCsv({ categories, tools }: CatalogExport): string {
   const rows: unknown[][] = [[...FULL_CSV_HEADER]];
-  for (const c of categories) rows.push(['category', c.slug, c.name, c.description, '', c.icon, '', '', '', c.sort_order, c.name_en, c.description_en]);
+  for (const c of categories) rows.push(['category', c.slug, c.name, c.description, '', c.icon, '', '', '', c.sort_order, c.name_en, c.description_en, c.parent]);
   for (const t of tools) {
-    rows.push(['tool', t.slug, t.name, t.description, t.url, t.icon, t.category, t.tags.join('|'), t.is_featured, t.sort_order, t.name_en, t.description_en]);
+    rows.push(['tool', t.slug, t.name, t.description, t.url, t.icon, t.category, t.tags.join('|'), t.is_featured, t.sort_order, t.name_en, t.description_en, '']);
   }
   return stringify(rows, { cast: { boolean: (value) => (value ? 'true' : 'false') } });
 }
@@ -57,17 +58,21 @@ function exportBookmarkHtml({ categories, tools }: CatalogExport): string {
     if (list) list.push(tool);
     else toolsByCategory.set(tool.category, [tool]);
   }
-  for (const category of categories) {
-    const folder = attributes([
+  const topLevel = new Set(categories.filter((category) => category.parent === '').map((category) => category.slug));
+  const nested = (category: ExportedCategory) => category.parent !== '' && topLevel.has(category.parent);
+  const subcategories = new Map<string, ExportedCategory[]>();
+  for (const category of categories) if (nested(category)) subcategories.set(category.parent, [...(subcategories.get(category.parent) ?? []), category]);
+  const folder = (category: ExportedCategory, indent: string) => {
+    const heading = attributes([
       ['DATA-SLUG', category.slug],
       ['DATA-SORT-ORDER', category.sort_order],
       ['DATA-ICON', category.icon],
       ['DATA-NAME-EN', category.name_en],
       ['DATA-DESCRIPTION-EN', category.description_en],
     ]);
-    lines.push(`    <DT><H3${folder}>${escapeText(category.name)}</H3>`);
-    if (category.description) lines.push(`    <DD>${escapeText(category.description)}`);
-    lines.push('    <DL><p>');
+    lines.push(`${indent}<DT><H3${heading}>${escapeText(category.name)}</H3>`);
+    if (category.description) lines.push(`${indent}<DD>${escapeText(category.description)}`);
+    lines.push(`${indent}<DL><p>`);
     for (const tool of toolsByCategory.get(category.slug) ?? []) {
       const link = attributes([
         ['HREF', tool.url],
@@ -80,11 +85,15 @@ function exportBookmarkHtml({ categories, tools }: CatalogExport): string {
         ['DATA-NAME-EN', tool.name_en],
         ['DATA-DESCRIPTION-EN', tool.description_en],
       ]);
-      lines.push(`        <DT><A${link}>${escapeText(tool.name)}</A>`);
-      if (tool.description) lines.push(`        <DD>${escapeText(tool.description)}`);
+      lines.push(`${indent}    <DT><A${link}>${escapeText(tool.name)}</A>`);
+      if (tool.description) lines.push(`${indent}    <DD>${escapeText(tool.description)}`);
     }
-    lines.push('    </DL><p>');
-  }
+    // Subcategories as folders inside their parent's, after its own tools (the reader makes the second level `parent`).
+    for (const child of subcategories.get(category.slug) ?? []) folder(child, `${indent}    `);
+    lines.push(`${indent}</DL><p>`);
+  };
+  // Top-level categories, and (the two-level rules never let it happen) a subcategory whose parent is not top-level.
+  for (const category of categories) if (!nested(category)) folder(category, '    ');
   lines.push('</DL><p>', '');
   return lines.join('\n');
 }

@@ -9,10 +9,12 @@ export const CSV_HEADER = ['slug', 'name', 'description', 'url', 'icon', 'catego
 export const CSV_OPTIONAL_COLUMNS = ['name_en', 'description_en'] as const;
 /**
  * The whole-directory CSV (what `export --format csv` writes): one row per category (`record` = category: slug,
- * name, description, icon, sort_order, name_en, description_en) or tool (every column but icon's meaning is the
- * same as in the tools-only form). Columns added later (a category's `parent`) go after description_en.
+ * name, description, icon, sort_order, name_en, description_en, parent = the parent's slug, '' for a top-level
+ * category) or tool (every column but icon's meaning is the same as in the tools-only form; parent stays empty).
+ * Files written before categories had parents lack the `parent` column and still import (every category top-level).
  */
-export const FULL_CSV_HEADER = ['record', 'slug', 'name', 'description', 'url', 'icon', 'category', 'tags', 'is_featured', 'sort_order', 'name_en', 'description_en'] as const;
+export const FULL_CSV_HEADER = ['record', 'slug', 'name', 'description', 'url', 'icon', 'category', 'tags', 'is_featured', 'sort_order', 'name_en', 'description_en', 'parent'] as const;
+const FULL_CSV_HEADER_WITHOUT_PARENT = FULL_CSV_HEADER.slice(0, -1);
 
 /** A row before validation, as read from JSON or CSV. */
 export interface SourceRow {
@@ -127,7 +129,9 @@ function csvSortOrder(raw: string): unknown {
 }
 
 function fullCsvRows(header: string[], rows: { record: string[] }[], startLines: number[]): ParsedSource {
-  if (header.join(',') !== FULL_CSV_HEADER.join(',')) throw new ImportFormatError(`CSV header must be exactly: ${FULL_CSV_HEADER.join(',')}`);
+  if (header.join(',') !== FULL_CSV_HEADER.join(',') && header.join(',') !== FULL_CSV_HEADER_WITHOUT_PARENT.join(',')) {
+    throw new ImportFormatError(`CSV header must be exactly: ${FULL_CSV_HEADER.join(',')} (parent may be left out)`);
+  }
   const source: ParsedSource = { categories: [], tools: [] };
   rows.forEach(({ record: cells }, index) => {
     const row = startLines[index + 1]!;
@@ -136,7 +140,8 @@ function fullCsvRows(header: string[], rows: { record: string[] }[], startLines:
     if (cells.length !== header.length) {
       source.tools.push({ row, fields: { __badColumns: `expected ${header.length} columns, found ${cells.length}`, slug: cells[1] } });
     } else if (cell('record') === 'category') {
-      const fields = { slug: cell('slug'), name: cell('name'), description: cell('description'), icon: cell('icon'), sort_order: csvSortOrder(cell('sort_order')), ...english };
+      const parent = header.includes('parent') ? { parent: cell('parent') } : {};
+      const fields = { slug: cell('slug'), name: cell('name'), description: cell('description'), icon: cell('icon'), sort_order: csvSortOrder(cell('sort_order')), ...english, ...parent };
       source.categories.push({ row, fields: Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) });
     } else if (cell('record') === 'tool') {
       const sortOrder = csvSortOrder(cell('sort_order'));
