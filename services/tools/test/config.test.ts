@@ -119,6 +119,7 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...env, DATABASE_URL: 'postgres://postgres:Xk29fh3@postgres:5432/tools' }).nodeEnv).toBe('production');
     expect(loadConfig({ ...env, NODE_ENV: 'development' }).databaseUrl).toBe(env.DATABASE_URL);
   });
+
   describe('secrets from files (<NAME>_FILE, as compose and Kubernetes mount them)', () => {
     let dir: string;
     beforeEach(() => {
