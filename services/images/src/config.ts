@@ -172,9 +172,9 @@ const schema = z
     }
     const password = databasePassword(env.DATABASE_URL);
     if (password !== null && PLACEHOLDER.test(password)) {
-      ctx.addIssue({ code: 'custom', path: ['DATABASE_URL'], message: 'has the placeholder password from .env.example: set POSTGRES_PASSWORD to a real one' });
+      ctx.addIssue({ code: 'custom', path: ['DATABASE_URL'], message: `has a placeholder password: set the Postgres password to a random value made by ${GENERATE}` });
     } else if (password !== null && isGuessableSecret(password)) {
-      ctx.addIssue({ code: 'custom', path: ['DATABASE_URL'], message: `has a password that is too easy to guess (a repeating pattern or fewer than 8 different characters): set POSTGRES_PASSWORD to a random value made by ${GENERATE}` });
+      ctx.addIssue({ code: 'custom', path: ['DATABASE_URL'], message: `has a password that is too easy to guess (a repeating pattern or fewer than 8 different characters): set the Postgres password to a random value made by ${GENERATE}` });
     }
   });
 

@@ -132,7 +132,7 @@ describe('loadConfig', () => {
 
   test('when production runs on the placeholder database password of .env.example, then loading refuses it', () => {
     const env = { NODE_ENV: 'production', THUMB_SIGNING_SECRET: THUMB, TOKEN_ENCRYPTION_KEY: TOKEN_KEY, DATABASE_URL: 'postgres://postgres:change-me-postgres@postgres:5432/images' };
-    expect(() => loadConfig(env)).toThrow('DATABASE_URL has the placeholder password from .env.example: set POSTGRES_PASSWORD to a real one');
+    expect(() => loadConfig(env)).toThrow('DATABASE_URL has a placeholder password: set the Postgres password to a random value made by openssl rand -hex 32');
     expect(loadConfig({ ...env, DATABASE_URL: 'postgres://postgres:Xk29fh3Lq7w@postgres:5432/images' }).database).toMatchObject({ kind: 'postgres' });
     // Outside production the placeholders are just values: a developer's compose file may use them.
     expect(loadConfig({ ...env, NODE_ENV: 'development' }).database).toMatchObject({ kind: 'postgres' });
@@ -211,7 +211,7 @@ describe('loadConfig', () => {
       const env = { NODE_ENV: 'production', THUMB_SIGNING_SECRET: THUMB, TOKEN_ENCRYPTION_KEY: TOKEN_KEY };
       for (const password of ['password', 'postgres', 'aaaaaaaaaaaa', 'abcdefghijkl', 'qwe123qwe123']) {
         expect(firstLine({ ...env, DATABASE_URL: `postgres://postgres:${password}@postgres:5432/images` })).toBe(
-          'DATABASE_URL has a password that is too easy to guess (a repeating pattern or fewer than 8 different characters): set POSTGRES_PASSWORD to a random value made by openssl rand -hex 32',
+          'DATABASE_URL has a password that is too easy to guess (a repeating pattern or fewer than 8 different characters): set the Postgres password to a random value made by openssl rand -hex 32',
         );
       }
       // Without a password (trust, peer or a .pgpass file) there is nothing to judge.

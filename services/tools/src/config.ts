@@ -136,7 +136,7 @@ const schema = z.object({
   LINK_CHECK_INTERVAL_HOURS: positiveInt(24),
 }).superRefine((env, ctx) => {
   if (env.NODE_ENV === 'production' && placeholderPassword(env.DATABASE_URL)) {
-    ctx.addIssue({ code: 'custom', path: ['DATABASE_URL'], message: 'has the placeholder password from .env.example: set POSTGRES_PASSWORD to a real one' });
+    ctx.addIssue({ code: 'custom', path: ['DATABASE_URL'], message: 'has a placeholder password: set the Postgres password to a random value made by openssl rand -hex 32' });
   }
 });
 

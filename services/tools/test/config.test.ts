@@ -115,7 +115,7 @@ describe('loadConfig', () => {
 
   it('when production runs on the placeholder database password of .env.example, then loading refuses it with one line', () => {
     const env = { NODE_ENV: 'production', DATABASE_URL: 'postgres://postgres:change-me-postgres@postgres:5432/tools' };
-    expect(() => loadConfig(env)).toThrow('DATABASE_URL has the placeholder password from .env.example: set POSTGRES_PASSWORD to a real one');
+    expect(() => loadConfig(env)).toThrow('DATABASE_URL has a placeholder password: set the Postgres password to a random value made by openssl rand -hex 32');
     expect(loadConfig({ ...env, DATABASE_URL: 'postgres://postgres:Xk29fh3@postgres:5432/tools' }).nodeEnv).toBe('production');
     expect(loadConfig({ ...env, NODE_ENV: 'development' }).databaseUrl).toBe(env.DATABASE_URL);
   });
@@ -144,7 +144,7 @@ describe('loadConfig', () => {
 
     it('when a secret file holds the placeholder password, then it is refused as the variable would be', () => {
       expect(() => loadConfig({ NODE_ENV: 'production', DATABASE_URL_FILE: secretFile('db', 'postgres://postgres:change-me@postgres:5432/tools\n') })).toThrow(
-        'DATABASE_URL has the placeholder password from .env.example',
+        'DATABASE_URL has a placeholder password',
       );
     });
 
