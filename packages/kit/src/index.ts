@@ -11,6 +11,7 @@ export { prepareDatabase } from './db/prepare-database';
 export { createAppServer } from './http/app-server';
 export { stopGracefullyOnSignals, type GracefulShutdownOptions } from './http/graceful-shutdown';
 export { DEFAULT_TRUSTED_PROXIES, parseTrustedProxies } from './http/trusted-proxies';
+export { resolveSecretFiles } from './config/secret-files';
 export { createLogger } from './log/logger';
 export { observeRequests, queryRedactor, requestLog, type ObserveRequest } from './http/request-observation';
 export { hashPassword, isAcceptablePassword, needsRehash, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, verifyPassword } from './auth/passwords';

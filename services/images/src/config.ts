@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { DATABASE_URL_FORMAT, DEFAULT_TRUSTED_PROXIES, databaseTarget, parseTrustedProxies, type DatabaseTarget } from '@platform/kit';
+import { DATABASE_URL_FORMAT, DEFAULT_TRUSTED_PROXIES, databaseTarget, parseTrustedProxies, resolveSecretFiles, type DatabaseTarget } from '@platform/kit';
 import type { StorageBackend } from './storage/object-store';
 import type { S3Settings } from './storage/s3-store';
 
@@ -19,6 +19,9 @@ const PLACEHOLDER = /change[-_ ]?me|placeholder|example|dev-only/i;
 const DEVELOPMENT_NODE_ENVS = new Set(['development', 'test']);
 
 const GENERATE = 'openssl rand -hex 32';
+
+/** The variables that may instead come from a file named by `<NAME>_FILE` (compose or Kubernetes secrets). */
+export const SECRET_VARIABLES = ['DATABASE_URL', 'THUMB_SIGNING_SECRET', 'TOKEN_ENCRYPTION_KEY', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const;
 
 /**
  * A secret a person made up rather than generated: fewer than 8 different characters, or the steps
@@ -169,9 +172,9 @@ const schema = z
     }
     const password = databasePassword(env.DATABASE_URL);
     if (password !== null && PLACEHOLDER.test(password)) {
-      ctx.addIssue({ code: 'custom', path: ['DATABASE_URL'], message: 'has the placeholder password from .env.example: set POSTGRES_PASSWORD to a real one' });
+      ctx.addIssue({ code: 'custom', path: ['DATABASE_URL'], message: `has a placeholder password: set the Postgres password to a random value made by ${GENERATE}` });
     } else if (password !== null && isGuessableSecret(password)) {
-      ctx.addIssue({ code: 'custom', path: ['DATABASE_URL'], message: `has a password that is too easy to guess (a repeating pattern or fewer than 8 different characters): set POSTGRES_PASSWORD to a random value made by ${GENERATE}` });
+      ctx.addIssue({ code: 'custom', path: ['DATABASE_URL'], message: `has a password that is too easy to guess (a repeating pattern or fewer than 8 different characters): set the Postgres password to a random value made by ${GENERATE}` });
     }
   });
 
@@ -223,7 +226,7 @@ export interface ImagesConfig {
 /** Parses the environment once; the only place in the service that reads env variables. */
 export function loadConfig(env: Record<string, string | undefined>): ImagesConfig {
   // Empty strings count as unset, as they do in most .env tooling.
-  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const present = Object.fromEntries(Object.entries(resolveSecretFiles(env, SECRET_VARIABLES)).filter(([, value]) => value !== undefined && value !== ''));
   const parsed = schema.safeParse(present);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config';
 
@@ -130,7 +132,7 @@ describe('loadConfig', () => {
 
   test('when production runs on the placeholder database password of .env.example, then loading refuses it', () => {
     const env = { NODE_ENV: 'production', THUMB_SIGNING_SECRET: THUMB, TOKEN_ENCRYPTION_KEY: TOKEN_KEY, DATABASE_URL: 'postgres://postgres:change-me-postgres@postgres:5432/images' };
-    expect(() => loadConfig(env)).toThrow('DATABASE_URL has the placeholder password from .env.example: set POSTGRES_PASSWORD to a real one');
+    expect(() => loadConfig(env)).toThrow('DATABASE_URL has a placeholder password: set the Postgres password to a random value made by openssl rand -hex 32');
     expect(loadConfig({ ...env, DATABASE_URL: 'postgres://postgres:Xk29fh3Lq7w@postgres:5432/images' }).database).toMatchObject({ kind: 'postgres' });
     // Outside production the placeholders are just values: a developer's compose file may use them.
     expect(loadConfig({ ...env, NODE_ENV: 'development' }).database).toMatchObject({ kind: 'postgres' });
@@ -209,7 +211,7 @@ describe('loadConfig', () => {
       const env = { NODE_ENV: 'production', THUMB_SIGNING_SECRET: THUMB, TOKEN_ENCRYPTION_KEY: TOKEN_KEY };
       for (const password of ['password', 'postgres', 'aaaaaaaaaaaa', 'abcdefghijkl', 'qwe123qwe123']) {
         expect(firstLine({ ...env, DATABASE_URL: `postgres://postgres:${password}@postgres:5432/images` })).toBe(
-          'DATABASE_URL has a password that is too easy to guess (a repeating pattern or fewer than 8 different characters): set POSTGRES_PASSWORD to a random value made by openssl rand -hex 32',
+          'DATABASE_URL has a password that is too easy to guess (a repeating pattern or fewer than 8 different characters): set the Postgres password to a random value made by openssl rand -hex 32',
         );
       }
       // Without a password (trust, peer or a .pgpass file) there is nothing to judge.
@@ -222,6 +224,56 @@ describe('loadConfig', () => {
         expect(firstLine({ ...env, THUMB_SIGNING_SECRET: randomBytes(16).toString('hex'), TOKEN_ENCRYPTION_KEY: randomKey().toUpperCase() })).toBe('loaded');
         expect(firstLine({ ...env, THUMB_SIGNING_SECRET: randomBytes(24).toString('base64url'), TOKEN_ENCRYPTION_KEY: randomKey() })).toBe('loaded');
       }
+    });
+  });
+  describe('secrets from files (<NAME>_FILE, as compose and Kubernetes mount them)', () => {
+    let dir: string;
+    beforeEach(() => {
+      dir = mkdtempSync(path.join(tmpdir(), 'images-secrets-'));
+    });
+    afterEach(() => rmSync(dir, { recursive: true, force: true }));
+    const secretFile = (name: string, content: string) => {
+      const file = path.join(dir, name);
+      writeFileSync(file, content);
+      return file;
+    };
+
+    it('when each secret is given as a file, then its content without the trailing newline is used', () => {
+      const signing = randomBytes(32).toString('hex');
+      const key = randomBytes(32).toString('hex');
+      const config = loadConfig({
+        NODE_ENV: 'production',
+        DATABASE_URL_FILE: secretFile('db', 'postgres://images:Qz8vN2pLw7@postgres:5432/images\n'),
+        THUMB_SIGNING_SECRET_FILE: secretFile('thumb', `${signing}\n`),
+        TOKEN_ENCRYPTION_KEY_FILE: secretFile('key', `${key}\r\n`),
+        S3_BUCKET: 'images',
+        S3_ACCESS_KEY_ID_FILE: secretFile('s3-id', 'images-app\n'),
+        S3_SECRET_ACCESS_KEY_FILE: secretFile('s3-secret', 'Rk3wPq9ZmV2xLt8sNc4y'),
+      });
+      expect(config.databaseUrl).toBe('postgres://images:Qz8vN2pLw7@postgres:5432/images');
+      expect(config.thumbSigningSecret).toBe(signing);
+      expect(config.tokenEncryptionKey).toEqual(Buffer.from(key, 'hex'));
+      expect(config.s3?.credentials).toEqual({ accessKeyId: 'images-app', secretAccessKey: 'Rk3wPq9ZmV2xLt8sNc4y' });
+    });
+
+    it('when a secret file holds a placeholder, then it is refused as the variable would be', () => {
+      expect(() => loadConfig({ THUMB_SIGNING_SECRET_FILE: secretFile('thumb', 'change-me-change-me-change-me-change-me\n') })).toThrow(
+        'THUMB_SIGNING_SECRET is the placeholder from .env.example',
+      );
+    });
+
+    it('when both the variable and its _FILE are set, then loading is refused with one line naming both', () => {
+      const file = secretFile('thumb', randomBytes(32).toString('hex'));
+      expect(() => loadConfig({ THUMB_SIGNING_SECRET: randomBytes(32).toString('hex'), THUMB_SIGNING_SECRET_FILE: file })).toThrow(
+        /^THUMB_SIGNING_SECRET and THUMB_SIGNING_SECRET_FILE are both set: set only one of them$/,
+      );
+    });
+
+    it('when the file cannot be read, then loading is refused naming the variable and the path', () => {
+      const missing = path.join(dir, 'absent');
+      expect(() => loadConfig({ TOKEN_ENCRYPTION_KEY_FILE: missing })).toThrow(
+        new Error(`TOKEN_ENCRYPTION_KEY_FILE names a file that cannot be read: ${missing} (ENOENT)`),
+      );
     });
   });
 });

@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { parseCidrList } from './outbound/address-policy';
 import { parseRedisTarget } from './ratelimit/redis-target';
-import { DATABASE_URL_FORMAT, DEFAULT_TRUSTED_PROXIES, databaseTarget, parseTrustedProxies, type DatabaseTarget } from '@platform/kit';
+import { DATABASE_URL_FORMAT, DEFAULT_TRUSTED_PROXIES, databaseTarget, parseTrustedProxies, resolveSecretFiles, type DatabaseTarget } from '@platform/kit';
+
+/** The variables that may instead come from a file named by `<NAME>_FILE` (compose or Kubernetes secrets). */
+export const SECRET_VARIABLES = ['DATABASE_URL', 'REDIS_URL'] as const;
 
 const positiveInt = (fallback: number) =>
   z
@@ -133,7 +136,7 @@ const schema = z.object({
   LINK_CHECK_INTERVAL_HOURS: positiveInt(24),
 }).superRefine((env, ctx) => {
   if (env.NODE_ENV === 'production' && placeholderPassword(env.DATABASE_URL)) {
-    ctx.addIssue({ code: 'custom', path: ['DATABASE_URL'], message: 'has the placeholder password from .env.example: set POSTGRES_PASSWORD to a real one' });
+    ctx.addIssue({ code: 'custom', path: ['DATABASE_URL'], message: 'has a placeholder password: set the Postgres password to a random value made by openssl rand -hex 32' });
   }
 });
 
@@ -186,8 +189,9 @@ export interface ToolsConfig {
 
 /** Parses the environment once into a frozen config; throws a one-line Error naming the bad variable. */
 export function loadConfig(env: Record<string, string | undefined>): ToolsConfig {
+  const withSecrets = resolveSecretFiles(env, SECRET_VARIABLES);
   const picked: Record<string, string | undefined> = {};
-  for (const key of Object.keys(schema.shape)) picked[key] = env[key];
+  for (const key of Object.keys(schema.shape)) picked[key] = withSecrets[key];
   const result = schema.safeParse(picked);
   if (!result.success) {
     const issue = result.error.issues[0];

@@ -1,3 +1,5 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config';
 
@@ -113,8 +115,48 @@ describe('loadConfig', () => {
 
   it('when production runs on the placeholder database password of .env.example, then loading refuses it with one line', () => {
     const env = { NODE_ENV: 'production', DATABASE_URL: 'postgres://postgres:change-me-postgres@postgres:5432/tools' };
-    expect(() => loadConfig(env)).toThrow('DATABASE_URL has the placeholder password from .env.example: set POSTGRES_PASSWORD to a real one');
+    expect(() => loadConfig(env)).toThrow('DATABASE_URL has a placeholder password: set the Postgres password to a random value made by openssl rand -hex 32');
     expect(loadConfig({ ...env, DATABASE_URL: 'postgres://postgres:Xk29fh3@postgres:5432/tools' }).nodeEnv).toBe('production');
     expect(loadConfig({ ...env, NODE_ENV: 'development' }).databaseUrl).toBe(env.DATABASE_URL);
+  });
+
+  describe('secrets from files (<NAME>_FILE, as compose and Kubernetes mount them)', () => {
+    let dir: string;
+    beforeEach(() => {
+      dir = mkdtempSync(path.join(tmpdir(), 'tools-secrets-'));
+    });
+    afterEach(() => rmSync(dir, { recursive: true, force: true }));
+    const secretFile = (name: string, content: string) => {
+      const file = path.join(dir, name);
+      writeFileSync(file, content);
+      return file;
+    };
+
+    it('when DATABASE_URL and REDIS_URL are given as files, then their contents without the trailing newline are used', () => {
+      const config = loadConfig({
+        NODE_ENV: 'production',
+        DATABASE_URL_FILE: secretFile('db', 'postgres://tools:Qz8vN2pLw7@postgres:5432/tools\n'),
+        REDIS_URL_FILE: secretFile('redis', 'redis://:Rk3wPq9ZmV2x@redis:6379\n'),
+      });
+      expect(config.databaseUrl).toBe('postgres://tools:Qz8vN2pLw7@postgres:5432/tools');
+      expect(config.redisUrl).toBe('redis://:Rk3wPq9ZmV2x@redis:6379');
+    });
+
+    it('when a secret file holds the placeholder password, then it is refused as the variable would be', () => {
+      expect(() => loadConfig({ NODE_ENV: 'production', DATABASE_URL_FILE: secretFile('db', 'postgres://postgres:change-me@postgres:5432/tools\n') })).toThrow(
+        'DATABASE_URL has a placeholder password',
+      );
+    });
+
+    it('when both the variable and its _FILE are set, then loading is refused with one line naming both', () => {
+      expect(() => loadConfig({ REDIS_URL: 'redis://redis:6379', REDIS_URL_FILE: secretFile('redis', 'redis://redis:6379') })).toThrow(
+        /^REDIS_URL and REDIS_URL_FILE are both set: set only one of them$/,
+      );
+    });
+
+    it('when the file cannot be read, then loading is refused naming the variable and the path', () => {
+      const missing = path.join(dir, 'absent');
+      expect(() => loadConfig({ DATABASE_URL_FILE: missing })).toThrow(new Error(`DATABASE_URL_FILE names a file that cannot be read: ${missing} (ENOENT)`));
+    });
   });
 });
