@@ -65,7 +65,7 @@ describeWithRealServer('TEST_DATABASE_URL', 'behind PgBouncer in transaction poo
   test('when the service runs with the defaults behind PgBouncer 1.18, then every list and upload answers 200, /readyz is ready and the log says statements are unnamed', async () => {
     const outcome = await serveThroughPooler({});
     expect([outcome.failed, outcome.total]).toEqual([0, 134]);
-    expect(outcome.ready).toEqual([200, { status: 'ok', database: 'ok' }]);
+    expect(outcome.ready).toEqual([200, { status: 'ok', database: 'ok', bucket: 'not_configured' }]);
     expect(outcome.log).toContain('prepared statements: unnamed (auto: a pooler is between this replica and Postgres)');
   });
 
