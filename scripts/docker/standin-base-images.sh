@@ -10,14 +10,16 @@
 #                          host reaches the registry through a CA of its own).
 #   nginx:1.28-alpine      Debian bookworm + Debian's nginx-light (1.22, NOT 1.28: it rejects
 #                          `server … resolve`), envsubst and busybox wget, with the official image's
-#                          template step (/etc/nginx/templates/*.template -> conf.d/).
+#                          entrypoint steps this project uses (/docker-entrypoint.d/*.envsh sourced,
+#                          then /etc/nginx/templates/*.template -> conf.d/).
 #
 # Usage: scripts/docker/standin-base-images.sh [--force]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 . scripts/docker/versions.env
-RECIPE=1   # bump when this file changes what goes into an image
+RECIPE=1         # bump when this file changes what goes into the node image
+NGINX_RECIPE=2   # bump when this file or nginx-standin-entrypoint.sh changes what goes into the nginx image
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 CA_BUNDLE=/etc/ssl/certs/ca-certificates.crt
 force=${1:-}
@@ -66,7 +68,7 @@ else
   rm -rf "$root"
 fi
 
-nginx_label="debian-bookworm-nginx-light-recipe-$RECIPE"
+nginx_label="debian-bookworm-nginx-light-recipe-$NGINX_RECIPE"
 if have nginx:1.28-alpine "$nginx_label"; then
   echo "nginx:1.28-alpine stand-in present ($nginx_label)"
 else
@@ -78,7 +80,7 @@ else
   rm -f "$root/etc/nginx/sites-enabled/default"
   sed -i 's#include /etc/nginx/sites-enabled/\*;##; s#access_log /var/log/nginx/access.log;#access_log /dev/stdout;#; s#error_log /var/log/nginx/error.log;#error_log stderr;#; s#^user www-data;#user www-data;\ndaemon off;#' \
     "$root/etc/nginx/nginx.conf"
-  mkdir -p "$root/etc/nginx/templates" "$root/var/cache/nginx"
+  mkdir -p "$root/etc/nginx/templates" "$root/docker-entrypoint.d" "$root/var/cache/nginx"
   cp scripts/docker/nginx-standin-entrypoint.sh "$root/docker-entrypoint.sh"
   chmod 0755 "$root/docker-entrypoint.sh"
   tar -C "$root" -c . | docker import \

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -36,13 +37,28 @@ export function upstreamServers(addresses: string[], options: { resolve?: boolea
   return addresses.map((address) => ['server', address, ...(options.resolve ? ['resolve'] : []), UPSTREAM_FAILURE_ACCOUNTING].join(' ') + ';').join(' ');
 }
 
+/** Derives the bucket upstream's placeholders from IMAGES_BUCKET_URL (the nginx image sources it too). */
+export const BUCKET_UPSTREAM_SCRIPT = path.join(PROXY_DIR, 'bucket-upstream.envsh');
+const BUCKET_PLACEHOLDERS = ['IMAGES_BUCKET_SERVER', 'IMAGES_BUCKET_SCHEME', 'IMAGES_BUCKET_AUTHORITY', 'IMAGES_BUCKET_HOST', 'IMAGES_BUCKET_PATH'] as const;
+
+/** What proxy/bucket-upstream.envsh exports for a bucket URL ('' = no bucket); throws its message on a bad URL. */
+export function bucketUpstreamValues(bucketUrl: string): Record<(typeof BUCKET_PLACEHOLDERS)[number], string> {
+  const printed = execFileSync('sh', ['-c', `. "$0" && printf '%s\\n' ${BUCKET_PLACEHOLDERS.map((name) => `"$${name}"`).join(' ')}`, BUCKET_UPSTREAM_SCRIPT], {
+    env: { PATH: process.env.PATH, IMAGES_BUCKET_URL: bucketUrl },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  }).split('\n');
+  return Object.fromEntries(BUCKET_PLACEHOLDERS.map((name, i) => [name, printed[i]!])) as Record<(typeof BUCKET_PLACEHOLDERS)[number], string>;
+}
+
 /**
- * Renders the template the way the nginx image's envsubst step does: only the
- * named placeholders are replaced, so nginx's own $variables are left alone.
+ * Renders the template the way the nginx image's entrypoint does: the bucket's placeholders derived
+ * from IMAGES_BUCKET_URL (proxy/bucket-upstream.envsh), then envsubst, which replaces only the named
+ * placeholders, so nginx's own $variables are left alone.
  */
 export function renderNginxTemplate(values: NginxTemplateValues, template = readFileSync(NGINX_TEMPLATE_FILE, 'utf8')): string {
   let rendered = template;
-  for (const [name, value] of Object.entries(values)) {
+  for (const [name, value] of Object.entries({ ...values, ...bucketUpstreamValues(values.IMAGES_BUCKET_URL) })) {
     rendered = rendered.split('${' + name + '}').join(value);
   }
   const leftover = /\$\{[A-Z_]+\}/.exec(rendered);
