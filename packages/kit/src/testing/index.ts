@@ -3,6 +3,6 @@ export { loadOpenApi, type CheckedResponse, type OpenApiDocument, type OpenApiVa
 export { serviceProcesses, stopMain, type MainProcess } from './processes';
 export { describeWithRealServer } from './real-services';
 export { checkMigrationRules, describeViolations, type MigrationViolation } from './migration-rules';
-export { PGBOUNCER_BINARY, startPgBouncer, type RunningPgBouncer } from './pgbouncer';
+export { CURRENT_PGBOUNCER_BINARY, PGBOUNCER_BINARY, startPgBouncer, type PgBouncerOptions, type RunningPgBouncer } from './pgbouncer';
 export { createTestDatabase, openTestDatabase, prepareTemplate, type ServiceMigrations, type TestDatabase } from './test-database';
 export { CHROMIUM_PATH, describeWithChromium, launchChromium, seriousAxeViolations, type AxeViolation } from './browser';

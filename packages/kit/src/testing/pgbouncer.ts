@@ -4,13 +4,27 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
-/** Where Debian's `apt-get install pgbouncer` puts it. */
+/** Where Debian's `apt-get install pgbouncer` puts it (1.18), unless PGBOUNCER_BINARY names another. */
 export const PGBOUNCER_BINARY = process.env.PGBOUNCER_BINARY ?? '/usr/sbin/pgbouncer';
+
+/** A PgBouncer ≥ 1.21 when one is built here (scripts/pgbouncer/current-pgbouncer.sh; CI sets it), else undefined. */
+export const CURRENT_PGBOUNCER_BINARY = process.env.PGBOUNCER_CURRENT_BINARY || undefined;
+
+export interface PgBouncerOptions {
+  /** default_pool_size: server connections per database (20). */
+  poolSize?: number;
+  /** The executable (PGBOUNCER_BINARY). */
+  binary?: string;
+  /** PgBouncer ≥ 1.21's `max_prepared_statements` (0 = off); unset = not written (1.18 refuses the setting). */
+  maxPreparedStatements?: number;
+}
 
 export interface RunningPgBouncer {
   /** `serverUrl` with host and port replaced by the pooler's. */
   url: string;
   port: number;
+  /** What it runs: `PgBouncer 1.18.0`, with `max_prepared_statements = N` when set. */
+  description: string;
   stop(): Promise<void>;
 }
 
@@ -42,7 +56,9 @@ async function accepts(port: number): Promise<boolean> {
  * is forwarded (`*`), logging in as the URL's user; clients are not authenticated (`auth_type = any`:
  * loopback, tests only).
  */
-export async function startPgBouncer(serverUrl: string, options: { poolSize?: number } = {}): Promise<RunningPgBouncer> {
+export async function startPgBouncer(serverUrl: string, options: PgBouncerOptions = {}): Promise<RunningPgBouncer> {
+  const binary = options.binary ?? PGBOUNCER_BINARY;
+  const maxPrepared = options.maxPreparedStatements;
   const server = new URL(serverUrl);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgbouncer-'));
   const port = await freePort();
@@ -68,6 +84,7 @@ export async function startPgBouncer(serverUrl: string, options: { poolSize?: nu
       'pool_mode = transaction',
       `default_pool_size = ${options.poolSize ?? 20}`,
       'max_client_conn = 2000',
+      ...(maxPrepared !== undefined ? [`max_prepared_statements = ${maxPrepared}`] : []),
       // DROP DATABASE … WITH (FORCE) ends the server connections to a test's database: let them go.
       'server_check_delay = 0',
       `logfile = ${path.join(dir, 'pgbouncer.log')}`,
@@ -75,7 +92,7 @@ export async function startPgBouncer(serverUrl: string, options: { poolSize?: nu
       '',
     ].join('\n'),
   );
-  const child = spawn(PGBOUNCER_BINARY, [path.join(dir, 'pgbouncer.ini')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(binary, [path.join(dir, 'pgbouncer.ini')], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -92,9 +109,11 @@ export async function startPgBouncer(serverUrl: string, options: { poolSize?: nu
   const url = new URL(serverUrl);
   url.hostname = '127.0.0.1';
   url.port = String(port);
+  const version = execFileSync(binary, ['--version'], { encoding: 'utf8' }).split('\n')[0]!.trim();
   return {
     url: url.toString(),
     port,
+    description: maxPrepared !== undefined ? `${version}, max_prepared_statements = ${maxPrepared}` : version,
     async stop() {
       child.kill('SIGTERM');
       await exited;
