@@ -3,7 +3,7 @@
  * pointing at a PgBouncer of its own (Debian's package, or PGBOUNCER_BINARY; transaction pooling; a
  * free port; config in a temp folder; PGBOUNCER_MAX_PREPARED_STATEMENTS when set) in front of the
  * Postgres TEST_DATABASE_URL names, and stops it afterwards. CI runs the services' suites through it:
- * Debian 12's 1.18, and a current one (scripts/pgbouncer/current-pgbouncer.sh) with and without
+ * Debian 12's 1.18, and a current one (scripts/ci/current-pgbouncer.sh) with and without
  * prepared statements.
  */
 import { spawn } from 'node:child_process';

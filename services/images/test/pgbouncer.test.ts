@@ -14,7 +14,7 @@ import { imagesMigrations } from './support/service-migrations';
 
 // Needs real Postgres and Debian's PgBouncer (apt-get install pgbouncer; 1.18 here, which cannot carry
 // named prepared statements at all): the pooler operators and managed Postgres put in front. With
-// PGBOUNCER_CURRENT_BINARY (a PgBouncer ≥ 1.21: scripts/pgbouncer/current-pgbouncer.sh builds 1.24;
+// PGBOUNCER_CURRENT_BINARY (a PgBouncer ≥ 1.21: scripts/ci/current-pgbouncer.sh builds 1.24;
 // CI sets it) the same cases run against it without and with max_prepared_statements.
 const poolers: { name: string; options: PgBouncerOptions; carriesNamedStatements: boolean }[] = [
   { name: 'Debian 12 PgBouncer (1.18)', options: { binary: PGBOUNCER_BINARY }, carriesNamedStatements: false },

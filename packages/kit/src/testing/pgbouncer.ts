@@ -7,7 +7,7 @@ import path from 'node:path';
 /** Where Debian's `apt-get install pgbouncer` puts it (1.18), unless PGBOUNCER_BINARY names another. */
 export const PGBOUNCER_BINARY = process.env.PGBOUNCER_BINARY ?? '/usr/sbin/pgbouncer';
 
-/** A PgBouncer ≥ 1.21 when one is built here (scripts/pgbouncer/current-pgbouncer.sh; CI sets it), else undefined. */
+/** A PgBouncer ≥ 1.21 when one is built here (scripts/ci/current-pgbouncer.sh; CI sets it), else undefined. */
 export const CURRENT_PGBOUNCER_BINARY = process.env.PGBOUNCER_CURRENT_BINARY || undefined;
 
 export interface PgBouncerOptions {
