@@ -14,6 +14,7 @@ export { DEFAULT_TRUSTED_PROXIES, parseTrustedProxies } from './http/trusted-pro
 export { resolveSecretFiles } from './config/secret-files';
 export { createLogger } from './log/logger';
 export { observeRequests, queryRedactor, requestLog, type ObserveRequest } from './http/request-observation';
+export { registerCapacityMetrics } from './metrics/capacity-metrics';
 export { hashPassword, isAcceptablePassword, needsRehash, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, verifyPassword } from './auth/passwords';
 export { knexLimiterStore } from './db/knex-limiter-store';
 export { createSignInLimiter, type SignInLimiter, type SignInLimiterOptions, type SignInVerdict } from './auth/sign-in-limiter';

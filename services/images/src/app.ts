@@ -1,7 +1,7 @@
 import express from 'express';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { createHealthRepository, createSignInLimiter, observeRequests } from '@platform/kit';
+import { createHealthRepository, createSignInLimiter, observeRequests, registerCapacityMetrics } from '@platform/kit';
 import { userNameKey } from './users/user-name';
 import { createAccountService } from './auth/account-service';
 import { createAuthService } from './auth/auth-service';
@@ -151,7 +151,8 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   app.set('etag', false);
   app.disable('x-powered-by');
 
-  app.use(observeRequests({ logger: deps.logger, loggedQueryNames: LOGGED_QUERY_NAMES, observe: metrics.observeRequest }));
+  const capacity = registerCapacityMetrics(metrics.registry, 'images', deps.db);
+  app.use(observeRequests({ logger: deps.logger, loggedQueryNames: LOGGED_QUERY_NAMES, observe: metrics.observeRequest, inFlight: capacity.inFlight }));
 
   app.use('/api', (req, res, next) => {
     res.setHeader('Access-Control-Allow-Origin', '*');

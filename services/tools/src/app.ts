@@ -1,7 +1,7 @@
 import express from 'express';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { createHealthRepository, createSignInLimiter, observeRequests } from '@platform/kit';
+import { createHealthRepository, createSignInLimiter, observeRequests, registerCapacityMetrics } from '@platform/kit';
 import { createAdsService } from './ads/ads-service';
 import { createSettingsRepository } from './ads/settings-repository';
 import { createAccessControl } from './auth/access-control';
@@ -194,7 +194,8 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   app.set('etag', false);
   app.disable('x-powered-by');
 
-  app.use(observeRequests({ logger: deps.logger, loggedQueryNames: LOGGED_QUERY_NAMES, observe: metrics.observeRequest }));
+  const capacity = registerCapacityMetrics(metrics.registry, 'tools', deps.db);
+  app.use(observeRequests({ logger: deps.logger, loggedQueryNames: LOGGED_QUERY_NAMES, observe: metrics.observeRequest, inFlight: capacity.inFlight }));
 
   // The API first: it is what is asked for most.
   app.all(API_PATH, createDirectoryHandler({ directory, ads, admit }));

@@ -56,7 +56,13 @@ type ExpressRequest = IncomingMessage & { originalUrl?: string };
  *   under the route label the routes put in `res.locals.metricsRoute` (an action name, `thumb`,
  *   `healthz`, ...), or `unmatched`.
  */
-export function observeRequests(options: { logger: Logger; loggedQueryNames: readonly string[]; observe: ObserveRequest }): RequestHandler {
+export function observeRequests(options: {
+  logger: Logger;
+  loggedQueryNames: readonly string[];
+  observe: ObserveRequest;
+  /** Counts requests in flight (registerCapacityMetrics' gauge): up when one arrives, down when its connection is done with it. */
+  inFlight?: { inc(): void; dec(): void };
+}): RequestHandler {
   const { logger, observe } = options;
   const redactQuery = queryRedactor(options.loggedQueryNames);
   const logRequest = pinoHttp({
@@ -82,9 +88,12 @@ export function observeRequests(options: { logger: Logger; loggedQueryNames: rea
       res: (res: ServerResponse) => ({ statusCode: res.headersSent ? res.statusCode : null }),
     },
   });
+  const inFlight = options.inFlight;
   return (req, res, next) => {
     const started = performance.now();
+    inFlight?.inc();
     res.once('close', function observeEnd(this: Response) {
+      inFlight?.dec();
       if (!this.writableEnded) return;
       const route = typeof this.locals.metricsRoute === 'string' ? this.locals.metricsRoute : 'unmatched';
       observe({ route, method: req.method, status: String(this.statusCode) }, (performance.now() - started) / 1000);
