@@ -3,6 +3,7 @@
  * uses with the same environment (DATA_DIR, IMAGES_DATABASE_URL, …). While the platform runs, the
  * command goes through it; it works on a stopped platform too.
  */
+import { exitWith } from '@platform/kit';
 import { runCli as runImagesCli } from '../services/images/src/admin/cli';
 import { runCli as runToolsCli } from '../services/tools/src/admin/cli';
 import { embeddedEnvironment } from './lib/embedded-env';
@@ -34,10 +35,4 @@ async function main(argv: string[]): Promise<number> {
   return service === 'images' ? runImagesCli(rest, { ...env.images, ...readInstallSecrets(env.dataDir, env.images) }) : runToolsCli(rest, env.tools);
 }
 
-main(process.argv.slice(2)).then(
-  (status) => process.exit(status),
-  (error: unknown) => {
-    process.stderr.write(`error: ${(error as Error)?.message ?? String(error)}\n`);
-    process.exit(1);
-  },
-);
+exitWith(main(process.argv.slice(2)));

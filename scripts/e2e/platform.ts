@@ -33,16 +33,13 @@ export interface Platform {
   images: Replica[];
   tools: Replica[];
   /**
-   * Starts the replica again, on its port with its environment (SIGKILL first if it still runs),
-   * and resolves once its own /readyz answers 200. nginx is not told: it finds the replica itself.
-   * `envChanges` apply to this start only.
+   * Stops the replica's process if it still runs (`stopWith`, default SIGKILL: a crash; SIGTERM: as
+   * an orchestrator replaces it in a rolling restart) and waits for it to exit, starts it again on its
+   * port with its environment, and resolves with the old process's exit code once the new one's
+   * /readyz answers 200. nginx is not told: it finds the replica itself. `env` changes apply to this
+   * start only.
    */
-  restartReplica(replica: Replica, envChanges?: NodeJS.ProcessEnv): Promise<void>;
-  /**
-   * Replaces the replica as an orchestrator does in a rolling restart: SIGTERM, wait for the process
-   * to exit (its exit code is returned), start it again on its port, resolve once its /readyz answers 200.
-   */
-  replaceReplica(replica: Replica): Promise<number | null>;
+  restartReplica(replica: Replica, options?: { stopWith?: 'SIGKILL' | 'SIGTERM'; env?: NodeJS.ProcessEnv }): Promise<number | null>;
   imagesDatabaseUrl: string;
   toolsDatabaseUrl: string;
   storageDir: string;
@@ -393,16 +390,10 @@ export async function startPlatform(real: RealServices, options: PlatformOptions
     const health = await fetch(`${baseUrl}/nginx-health`);
     if (health.status !== 200) throw new Error(`nginx started but /nginx-health answered ${health.status}`);
 
-    const restartReplica = async (replica: Replica, envChanges: NodeJS.ProcessEnv = {}): Promise<void> => {
-      await stopProcess(replica.process, 'SIGKILL');
+    const restartReplica: Platform['restartReplica'] = async (replica, { stopWith = 'SIGKILL', env = {} } = {}) => {
+      const code = await stopProcess(replica.process, stopWith);
       const launch = launchOf.get(replica)!;
-      Object.assign(replica, spawnReplica({ ...launch, env: { ...launch.env, ...envChanges } }, replica.port));
-      await waitForReady(replica);
-    };
-
-    const replaceReplica = async (replica: Replica): Promise<number | null> => {
-      const code = await stopProcess(replica.process, 'SIGTERM');
-      Object.assign(replica, spawnReplica(launchOf.get(replica)!, replica.port));
+      Object.assign(replica, spawnReplica({ ...launch, env: { ...launch.env, ...env } }, replica.port));
       await waitForReady(replica);
       return code;
     };
@@ -415,7 +406,6 @@ export async function startPlatform(real: RealServices, options: PlatformOptions
       images,
       tools,
       restartReplica,
-      replaceReplica,
       imagesDatabaseUrl: imagesEnv.DATABASE_URL!,
       toolsDatabaseUrl: toolsEnv.DATABASE_URL!,
       storageDir,

@@ -110,7 +110,7 @@ describeReal('rolling restart through nginx (two replicas of each service)', () 
       await afterMore(50);
       for (const replica of [...platform.images, ...platform.tools]) {
         const leaving = replica.output;
-        exitCodes.set(replica.name, await platform.replaceReplica(replica));
+        exitCodes.set(replica.name, await platform.restartReplica(replica, { stopWith: 'SIGTERM' }));
         if (/draining/.test(leaving.join(''))) drained.push(replica);
       }
       // The last replaced replicas take their share of the load again.

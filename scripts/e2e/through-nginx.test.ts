@@ -744,7 +744,7 @@ describeReal(`platform through nginx (two replicas of each service, images on ${
   test('when an upload has reached an images replica that then dies, then nginx answers 502 and does not replay it on the other', async () => {
     const [receiving, other] = platform.images as [Replica, Replica];
     // It receives uploads into tmp/ (UPLOAD_MEMORY_BYTES=0), so that a temp file shows the upload reached it.
-    await platform.restartReplica(receiving, { UPLOAD_MEMORY_BYTES: '0' });
+    await platform.restartReplica(receiving, { env: { UPLOAD_MEMORY_BYTES: '0' } });
     await stopProcess(other.process, 'SIGKILL');
     const totalBefore = await listTotal();
     const tmpDir = path.join(platform.storageDir, 'tmp');

@@ -1,4 +1,5 @@
 // The glue both services use. What differs per service (migrations, logger, metrics) is passed in.
+export { exitWith, runAdminCli, type AdminCli, type Printer } from './admin/admin-cli';
 export { forwardAdminCommand, serveAdminCommands, type AdminRunner } from './admin/admin-socket';
 export { DATABASE_URL_FORMAT, databaseTarget, describeDatabase, type DatabaseTarget } from './db/database-target';
 export { claimEmbeddedDatabase, type Claim, type EmbeddedOwner } from './db/embedded-owner';
@@ -9,6 +10,7 @@ export { describeConnectionBudget, readConnectionBudget, type ConnectionBudget }
 export { connectsDirectly } from './db/pooler-detection';
 export { prepareDatabase } from './db/prepare-database';
 export { createAppServer } from './http/app-server';
+export { startService, type ServerSettings, type ServiceMain } from './http/start-service';
 export { stopGracefullyOnSignals, type GracefulShutdownOptions } from './http/graceful-shutdown';
 export { DEFAULT_TRUSTED_PROXIES, parseTrustedProxies } from './http/trusted-proxies';
 export { resolveSecretFiles } from './config/secret-files';
