@@ -8,7 +8,8 @@
  * pglite (the default) is `npm start`'s embedded database, one connection for everything; postgres uses a
  * fresh database on BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres), dropped after.
  * The directory holds the same 10,000 tools in every phase; the import changes every tool's description,
- * so each of its batches moves the catalog revision and empties the page caches, as a real one does.
+ * so each of its batches moves the catalog revision and empties the page caches, as a real one does. The
+ * load includes search and tag pages, whose index each batch makes stale (a rebuild runs meanwhile).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -135,8 +136,17 @@ async function main() {
       const paths: string[] = [];
       for (let i = 0; i < 400; i++) {
         const category = directory.categories[i % directory.categories.length]!.slug;
+        const tool = directory.tools[(i * 37) % directory.tools.length]!;
         paths.push(
-          i % 4 === 0 ? '/' : i % 4 === 1 ? `/category/${category}?page=${1 + (i % 5)}` : i % 4 === 2 ? `/tool/${slugs[(i * 37) % slugs.length]}` : `/api/index.php?action=tools&page=${1 + (i % 20)}&api_key=${apiKey}`,
+          [
+            '/',
+            `/category/${category}?page=${1 + (i % 5)}`,
+            `/tool/${slugs[(i * 37) % slugs.length]}`,
+            `/api/index.php?action=tools&page=${1 + (i % 20)}&api_key=${apiKey}`,
+            // Search pages: answered from the in-memory index, which the import's batches keep making stale.
+            `/search?q=${encodeURIComponent(tool.name.slice(0, 2 + (i % 3)))}`,
+            `/tag/${encodeURIComponent(tool.tags[0] ?? 'ai')}`,
+          ][i % 6]!,
         );
       }
 

@@ -60,6 +60,8 @@ export interface AppDeps {
   keyVersion?: KeyVersion;
   /** The time; tests pass their own clock. */
   clock?: () => Date;
+  /** Awaited between chunks of a search index rebuild (default: the event loop's next turn); a test looks in mid-rebuild. */
+  searchPause?: () => Promise<void>;
 }
 
 export type Readiness =
@@ -92,7 +94,7 @@ export function createServices(deps: AppDeps) {
   const revision = createRevisionWatch({ readRevision: catalog.catalogRevision, checkMs: REVISION_CHECK_MS, now });
   const icons = createIconRepository(deps.db);
   const keyHours = createKeyHourCounter({ db: deps.db, now, logger: deps.logger });
-  const searchEngine = catalogSearchEngine(catalog, now, metrics.searchIndexBuilt);
+  const searchEngine = catalogSearchEngine(catalog, now, metrics.searchIndexBuilt, deps.searchPause);
   // A search answered from the previous index while a rebuild runs must not be served from a cache after
   // the rebuild: the caches' revision is odd while the index is behind the catalog, even once it caught up.
   const cacheRevision = async () => {

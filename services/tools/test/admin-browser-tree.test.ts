@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
 /**
  * In Chromium (playwright-core): an editor puts a category under another and previews, then saves, the ads
- * config; a key's requests per hour; the site's parent category page and a tag page in light and dark. axe-core
+ * config; tags a tool (its tag page then lists it, in Chinese and English); changes a key's hourly limit; a
+ * key's requests per hour; the site's parent category page and a tag page in light and dark. axe-core
  * finds no serious or critical violation on any of them. Screenshots go to ADMIN_SCREENSHOT_DIR
  * (`npm run screenshots:admin` sets docs/screenshots), else a temp folder.
  */
@@ -124,6 +125,60 @@ describeWithChromium('category tree, tags, ads and key hours in Chromium', () =>
     await page.getByRole('button', { name: '保存' }).click();
     await page.waitForURL(`${base}/admin/ads?done=saved`);
     expect((await request(server).get('/api/index.php?action=miniapp&type=ads')).body.data.native).toEqual({ unit_id: 'adunit-456', enabled: true });
+  });
+
+  it('when an editor tags a tool in the admin, then its tag page lists it in light, dark and English, each passing axe', async () => {
+    const page = await newPage();
+    await signIn(page);
+    await page.getByRole('link', { name: 'GitHub', exact: true }).click();
+    await expect(page.getByLabel('标签').inputValue()).resolves.toBe('git');
+    await page.getByLabel('标签').fill('git, 代码托管');
+    await page.getByRole('button', { name: '保存' }).click();
+    await page.waitForURL(`${base}/admin/tools?done=saved`);
+    await expectAccessible(page);
+
+    const tagPath = `/tag/${encodeURIComponent('代码托管')}`;
+    for (const scheme of ['light', 'dark'] as const) {
+      const visitor = await newPage(scheme);
+      await visitor.goto(`${base}/tool/github`);
+      await visitor.getByRole('link', { name: '标签“代码托管”的全部工具' }).click();
+      await visitor.waitForURL(`${base}${tagPath}`);
+      await expect(visitor.locator('#main .tool-card').evaluateAll((cards) => cards.map((card) => card.getAttribute('data-slug')))).resolves.toEqual(['github']);
+      await expectAccessible(visitor);
+    }
+    for (const scheme of ['light', 'dark'] as const) {
+      const visitor = await newPage(scheme);
+      await visitor.goto(`${base}/en/tool/github`);
+      await visitor.getByRole('link', { name: 'All tools tagged “代码托管”' }).click();
+      await visitor.waitForURL(`${base}/en${tagPath}`);
+      await expect(visitor.locator('html').getAttribute('lang')).resolves.toBe('en');
+      await expect(visitor.locator('#main .tool-card').evaluateAll((cards) => cards.map((card) => card.getAttribute('data-slug')))).resolves.toEqual(['github']);
+      await expectAccessible(visitor);
+      await shoot(visitor, scheme === 'light' ? 'tag-en' : 'tag-en-dark');
+    }
+  });
+
+  it('when an editor changes a key\'s hourly limit, then a bad one is refused on the field and the list shows the new one; each page passes axe', async () => {
+    const { id } = await createKey(harness.db, { name: 'partner', rateLimitPerHour: 50 });
+    const page = await newPage();
+    await signIn(page);
+    await page.goto(`${base}/admin/keys`);
+    await page.getByRole('link', { name: /改限额\s*：partner/ }).click();
+    await page.waitForURL(`${base}/admin/keys/${id}/limit`);
+    await expect(page.getByLabel('每小时限额').inputValue()).resolves.toBe('50');
+    await expectAccessible(page);
+    await page.getByLabel('每小时限额').fill('0');
+    await page.getByRole('button', { name: '保存' }).click();
+    await expect(page.locator('#field-limit-error').textContent()).resolves.toBe('限额必须是正整数，或留空');
+    await expect(page.getByLabel('每小时限额').getAttribute('aria-invalid')).resolves.toBe('true');
+    await expectAccessible(page);
+    await shoot(page, 'directory-admin-key-limit');
+    await page.getByLabel('每小时限额').fill('7');
+    await page.getByRole('button', { name: '保存' }).click();
+    await page.waitForURL(`${base}/admin/keys?done=limit&key=${id}`);
+    await expect(page.getByRole('status').textContent()).resolves.toBe('密钥「partner」的每小时限额已改为 7。');
+    await expect(page.getByRole('row', { name: /partner/ }).locator('td.num').first().textContent()).resolves.toBe('7');
+    await expectAccessible(page);
   });
 
   it("when a key has been used, then its requests per hour page shows them and passes axe", async () => {

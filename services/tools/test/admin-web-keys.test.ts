@@ -73,3 +73,41 @@ it('when an editor disables a key, then the API refuses it at once though it was
   expect((await agent.post(`/admin/keys/${id}/disable`).type('form').send({})).status).toBe(403);
   expect((await agent.post('/admin/keys/999999/disable').type('form').send({ csrf })).status).toBe(404);
 });
+
+it('when an editor changes the hourly limit of a key, then the API applies it at once though the key was cached; a bad limit is refused with its message and changes nothing', async () => {
+  const created = await agent.post('/admin/keys').type('form').send({ csrf, name: 'partner', limit: '50' });
+  const apiKey = /<code class="secret">(tk_[^<]+)<\/code>/.exec(created.text)![1]!;
+  expect((await categories(apiKey)).headers['x-ratelimit-limit']).toBe('50');
+  const id = Number((await harness.db('api_keys').first('id')).id);
+  expect((await agent.get('/admin/keys')).text).toContain(`<a class="btn btn--quiet btn--small" href="/admin/keys/${id}/limit">改限额<span class="visually-hidden">：partner</span></a>`);
+  const form = await agent.get(`/admin/keys/${id}/limit`);
+  expect(form.status).toBe(200);
+  expect(form.text).toContain('<h1>密钥「partner」的每小时限额</h1>');
+  expect(form.text).toMatch(/<input type="number" id="field-limit" name="limit"[^>]* value="50">/);
+
+  for (const bad of ['0', '-3', '2.5', 'many', '1000000000']) {
+    const refused = await agent.post(`/admin/keys/${id}/limit`).type('form').send({ csrf, limit: bad });
+    expect(refused.status).toBe(422);
+    expect(refused.text).toContain('<a href="#field-limit">每小时限额</a>: 限额必须是正整数，或留空');
+    expect(refused.text).toContain('<span class="field__error" id="field-limit-error">限额必须是正整数，或留空</span>');
+    expect(refused.text).toContain(`value="${bad}"`);
+  }
+  expect((await harness.db('api_keys').first('rate_limit_per_hour')).rate_limit_per_hour).toBe(50);
+  expect((await categories(apiKey)).headers['x-ratelimit-limit']).toBe('50');
+
+  const saved = await agent.post(`/admin/keys/${id}/limit`).type('form').send({ csrf, limit: '7' });
+  expect(saved.status).toBe(303);
+  expect(saved.headers.location).toBe(`/admin/keys?done=limit&key=${id}`);
+  expect((await agent.get(saved.headers.location!)).text).toContain('<p class="notice" role="status">密钥「partner」的每小时限额已改为 7。</p>');
+  expect((await categories(apiKey)).headers['x-ratelimit-limit']).toBe('7');
+
+  // Empty: back to the default.
+  await agent.post(`/admin/keys/${id}/limit`).type('form').send({ csrf, limit: '' });
+  expect((await harness.db('api_keys').first('rate_limit_per_hour')).rate_limit_per_hour).toBeNull();
+  expect((await categories(apiKey)).headers['x-ratelimit-limit']).toBe('1000');
+  expect((await agent.get(`/admin/keys?done=limit&key=${id}`)).text).toContain('密钥「partner」的每小时限额已改为 1000（默认）。');
+
+  expect((await agent.post(`/admin/keys/${id}/limit`).type('form').send({ limit: '9' })).status).toBe(403);
+  expect((await agent.get('/admin/keys/999999/limit')).status).toBe(404);
+  expect((await agent.post('/admin/keys/999999/limit').type('form').send({ csrf, limit: '9' })).status).toBe(404);
+});

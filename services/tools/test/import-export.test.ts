@@ -23,7 +23,10 @@ beforeEach(async () => {
   await harness.reset();
 });
 
-/** Every field with something awkward in it: quotes, commas, pipes in text, line breaks, markup, English fields, orders. */
+/**
+ * Every field with something awkward in it: quotes, commas, pipes in text, line breaks, markup, English fields,
+ * orders, and tags holding the CSV's tag separator `|` and its escape `\`.
+ */
 const awkwardCatalog = {
   categories: [
     ...smallCatalog.categories,
@@ -38,7 +41,7 @@ const awkwardCatalog = {
       url: 'https://typora.io/?a=1&b=2',
       icon: 'https://typora.io/favicon.ico',
       category: 'writing',
-      tags: ['markdown', '写作, 排版'],
+      tags: ['markdown', '写作, 排版', 'A|B', 'C:\\dir\\', 'x\\|y', '|'],
       is_featured: true,
       sort_order: 7,
       name_en: 'Typora',
@@ -78,6 +81,25 @@ describe('exports import back to the same directory', () => {
       const report = await importText(await exportAs(format), format);
       expect(report.rows.every((row) => row.outcome === 'unchanged')).toBe(true);
     }
+  });
+});
+
+describe('tags holding the CSV tag separator', () => {
+  it('when tags hold "|" or "\\", then the CSV writes them escaped (\\| and \\\\) and reads them back; an older file\'s other backslashes stay as written', async () => {
+    await importText(JSON.stringify(awkwardCatalog), 'json');
+    const csv = await exportAs('csv');
+    expect(csv).toContain('"markdown|写作, 排版|A\\|B|C:\\\\dir\\\\|x\\\\\\|y|\\|"');
+
+    await harness.reset();
+    await importText(csv, 'csv');
+    expect((await harness.db('tools').where({ slug: 'typora' }).first('tags')).tags).toEqual(['markdown', '写作, 排版', 'A|B', 'C:\\dir\\', 'x\\|y', '|']);
+
+    await harness.reset();
+    await importText(JSON.stringify({ categories: smallCatalog.categories, tools: [] }), 'json');
+    const handWritten = ['slug,name,description,url,icon,category,tags,is_featured', String.raw`cpp,C++,,https://isocpp.org,,developer,C\C++|a\|b| c |,false`].join('\n');
+    const report = await importText(handWritten, 'csv');
+    expect(report.tools.rejected).toEqual([]);
+    expect((await harness.db('tools').where({ slug: 'cpp' }).first('tags')).tags).toEqual(['C\\C++', 'a|b', 'c']);
   });
 });
 

@@ -86,6 +86,10 @@ export const ADMIN_TEXT = {
   keyNameTaken: (name: string) => `已有名为「${name}」的密钥`,
   keyNameRequired: '名称必填，最多 100 个字符',
   keyLimitInvalid: '限额必须是正整数，或留空',
+  keyLimitEdit: '改限额',
+  keyLimitTitle: (name: string) => `密钥「${name}」的每小时限额`,
+  keyLimitIntro: '新的限额对这个密钥随后的请求立即生效；本小时已用的次数照旧计入。',
+  keyLimitDone: (name: string, limit: string) => `密钥「${name}」的每小时限额已改为 ${limit}。`,
   fields: {
     slug: 'Slug（网址名）',
     name: '名称',

@@ -26,7 +26,7 @@ export function renderKeyList(
   <td class="num">${usedThisHour ?? '—'}</td>
   <td class="num">${lastDay}</td>
   <td class="num"><a href="/admin/keys/${key.id}/usage">${lastWeek}<span class="visually-hidden">：${T.keyUsageLink}（${key.name}）</span></a></td>
-  <td><form method="post" action="/admin/keys/${key.id}/${key.enabled ? 'disable' : 'enable'}">${csrfField(csrf)}<button class="btn btn--quiet btn--small" type="submit">${key.enabled ? T.keyDisable : T.keyEnable}<span class="visually-hidden">：${key.name}</span></button></form></td>
+  <td><div class="row-actions"><a class="btn btn--quiet btn--small" href="/admin/keys/${key.id}/limit">${T.keyLimitEdit}<span class="visually-hidden">：${key.name}</span></a><form method="post" action="/admin/keys/${key.id}/${key.enabled ? 'disable' : 'enable'}">${csrfField(csrf)}<button class="btn btn--quiet btn--small" type="submit">${key.enabled ? T.keyDisable : T.keyEnable}<span class="visually-hidden">：${key.name}</span></button></form></div></td>
 </tr>`,
   );
   return renderAdminPage(context, {
@@ -55,6 +55,26 @@ ${errorSummary(form.errors)}
     ${field({ name: 'limit', label: T.keyLimit, value: form.limit, errors: form.errors, type: 'number', hint: T.keyLimitHint(view.defaultLimit) })}
   </div>
   <div class="actions"><button class="btn" type="submit">${T.newKey}</button></div>
+</form>`,
+  });
+}
+
+/** One key's hourly limit, changed (empty: the default). */
+export function renderKeyLimit(context: AdminContext, view: { key: ApiKeyRow; defaultLimit: number; form: { limit: string; errors: readonly FieldError[] } }): string {
+  const { key, form } = view;
+  return renderAdminPage(context, {
+    title: T.keyLimitTitle(key.name),
+    section: 'keys',
+    main: html`<p><a href="/admin/keys">← ${T.keys}</a></p>
+<div class="admin-head"><h1>${T.keyLimitTitle(key.name)}</h1></div>
+<p class="field__hint">${T.keyLimitIntro}</p>
+${errorSummary(form.errors, { limit: T.keyLimit })}
+<form class="admin-card" method="post" action="/admin/keys/${key.id}/limit" novalidate>
+  ${csrfField(context.session!.csrfToken)}
+  <div class="form-grid">
+    ${field({ name: 'limit', label: T.keyLimit, value: form.limit, errors: form.errors, type: 'number', hint: T.keyLimitHint(view.defaultLimit) })}
+  </div>
+  <div class="actions"><button class="btn" type="submit">${T.save}</button><a class="btn btn--quiet" href="/admin/keys">${T.cancel}</a></div>
 </form>`,
   });
 }

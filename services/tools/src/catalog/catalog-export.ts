@@ -1,5 +1,5 @@
 import { stringify } from 'csv-stringify/sync';
-import { FULL_CSV_HEADER } from './import-sources';
+import { FULL_CSV_HEADER, joinCsvTags } from './import-sources';
 import type { CatalogExport, ExportedCategory, ExportedTool } from './export-repository';
 
 /**
@@ -27,7 +27,7 @@ function exportCsv({ categories, tools }: CatalogExport): string {
   const rows: unknown[][] = [[...FULL_CSV_HEADER]];
   for (const c of categories) rows.push(['category', c.slug, c.name, c.description, '', c.icon, '', '', '', c.sort_order, c.name_en, c.description_en, c.parent]);
   for (const t of tools) {
-    rows.push(['tool', t.slug, t.name, t.description, t.url, t.icon, t.category, t.tags.join('|'), t.is_featured, t.sort_order, t.name_en, t.description_en, '']);
+    rows.push(['tool', t.slug, t.name, t.description, t.url, t.icon, t.category, joinCsvTags(t.tags), t.is_featured, t.sort_order, t.name_en, t.description_en, '']);
   }
   return stringify(rows, { cast: { boolean: (value) => (value ? 'true' : 'false') } });
 }

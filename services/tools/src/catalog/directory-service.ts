@@ -65,9 +65,10 @@ export interface DirectoryServiceOptions {
 }
 
 /** The search engine over a catalog repository (see search-engine.ts). */
-export function catalogSearchEngine(catalog: CatalogRepository, now: () => number, onBuilt?: (seconds: number) => void): SearchEngine {
+export function catalogSearchEngine(catalog: CatalogRepository, now: () => number, onBuilt?: (seconds: number) => void, pause?: () => Promise<void>): SearchEngine {
   return createSearchEngine({
     onBuilt,
+    pause,
     readRevision: catalog.catalogRevision,
     loadSnapshot: catalog.searchSnapshot,
     loadVisits: catalog.toolVisits,

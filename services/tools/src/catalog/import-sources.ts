@@ -2,7 +2,7 @@ import { parse as parseCsv } from 'csv-parse/sync';
 
 /**
  * Reading an import file into rows of fields, before validation (importer.ts checks and writes them).
- * JSON rows keep their types; CSV cells are strings, except tags (split on "|") and is_featured.
+ * JSON rows keep their types; CSV cells are strings, except tags (split on "|", see splitCsvTags) and is_featured.
  */
 export const CSV_HEADER = ['slug', 'name', 'description', 'url', 'icon', 'category', 'tags', 'is_featured'] as const;
 /** Columns a CSV file may add after CSV_HEADER, in this order (a file without them stays valid). */
@@ -104,6 +104,34 @@ export function parseCsvSource(text: string): ParsedSource {
   };
 }
 
+/**
+ * A CSV tags cell: tags separated by `|`; a `|` inside a tag is written `\|`, a backslash `\\`. Any other
+ * backslash is kept as it is, so files written before this rule read the same unless they hold `\|` or `\\`.
+ */
+export function splitCsvTags(cell: string): string[] {
+  const tags: string[] = [];
+  let tag = '';
+  for (let i = 0; i < cell.length; i += 1) {
+    const char = cell[i]!;
+    if (char === '\\' && (cell[i + 1] === '|' || cell[i + 1] === '\\')) {
+      tag += cell[i + 1];
+      i += 1;
+    } else if (char === '|') {
+      tags.push(tag);
+      tag = '';
+    } else {
+      tag += char;
+    }
+  }
+  tags.push(tag);
+  return tags;
+}
+
+/** The CSV tags cell of these tags (splitCsvTags reads it back). */
+export function joinCsvTags(tags: readonly string[]): string {
+  return tags.map((tag) => tag.replace(/[\\|]/g, (char) => `\\${char}`)).join('|');
+}
+
 function csvToolFields(cell: (name: string) => string): Record<string, unknown> {
   const featured = cell('is_featured').trim().toLowerCase();
   return {
@@ -113,8 +141,7 @@ function csvToolFields(cell: (name: string) => string): Record<string, unknown> 
     url: cell('url'),
     icon: cell('icon'),
     category: cell('category'),
-    tags: cell('tags')
-      .split('|')
+    tags: splitCsvTags(cell('tags'))
       .map((tag) => tag.trim())
       .filter((tag) => tag.length > 0),
     is_featured: featured === '' ? false : featured === 'true' || featured === '1' ? true : featured === 'false' || featured === '0' ? false : featured,

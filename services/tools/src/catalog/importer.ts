@@ -129,13 +129,14 @@ const sameTool = (stored: Omit<ToolInput, 'sort_order'> & { sort_order: number }
  * Imports categories and tools, idempotent by slug (existing rows are updated, visit counts kept; rows that
  * already hold the imported values are left alone and counted as unchanged). Invalid rows are reported and
  * skipped. The whole file is read before anything is written, so a refused file leaves no trace. Categories
- * are written in one transaction, then tools in batches of one statement and one short transaction each,
+ * are written in one transaction, then tools in batches (100 rows: PGlite runs a statement on the process's
+ * own thread, so a batch is also a pause) of one statement and one short transaction each,
  * with the event loop free between them: the site keeps answering, on the embedded database's single
  * connection too. A batch that fails stops the import with the batches before it stored; importing the same
  * file again completes it. A dry run writes nothing: it compares each row with what is stored.
  */
 export async function runImport(repository: CatalogRepository, source: ParsedSource, options: ImportOptions = {}): Promise<ImportReport> {
-  const batchSize = options.batchSize ?? 500;
+  const batchSize = options.batchSize ?? 100;
   const dryRun = options.dryRun === true;
   const total = source.categories.length + source.tools.length;
   const report: ImportReport = {

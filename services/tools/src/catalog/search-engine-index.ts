@@ -79,15 +79,50 @@ class FormList {
   }
 }
 
-function sortForms(list: FormList): SortedForms {
+/**
+ * The build is a generator that yields between chunks of work of a few milliseconds each: the search engine
+ * lets the event loop go at each yield (a whole build at 10,000 tools is seconds of work, which must not
+ * stall pages and the API), and `buildSearchIndex` runs it straight through.
+ */
+type Steps<T> = Generator<void, T, void>;
+/** Forms handled between two yields. */
+const CHUNK = 8192;
+
+/**
+ * Sorted by text (ties by the order gathered, so the result is that of one stable sort): runs of CHUNK
+ * sorted one at a time, then merged pairwise, a yield every CHUNK forms merged.
+ */
+function* sortForms(list: FormList): Steps<SortedForms> {
   const { texts } = list;
-  const order = Uint32Array.from(texts.keys()).sort((a, b) => (texts[a]! < texts[b]! ? -1 : texts[a]! > texts[b]! ? 1 : 0));
+  const compare = (a: number, b: number) => (texts[a]! < texts[b]! ? -1 : texts[a]! > texts[b]! ? 1 : a - b);
+  let order = Uint32Array.from(texts.keys());
+  for (let from = 0; from < order.length; from += CHUNK) {
+    order.subarray(from, from + CHUNK).sort(compare);
+    yield;
+  }
+  let spare = new Uint32Array(order.length);
+  for (let width = CHUNK; width < order.length; width *= 2) {
+    let step = 0;
+    for (let left = 0; left < order.length; left += 2 * width) {
+      const middle = Math.min(left + width, order.length);
+      const end = Math.min(left + 2 * width, order.length);
+      let i = left;
+      let j = middle;
+      for (let k = left; k < end; k += 1) {
+        spare[k] = i < middle && (j >= end || compare(order[i]!, order[j]!) <= 0) ? order[i++]! : order[j++]!;
+        if (++step % CHUNK === 0) yield;
+      }
+    }
+    [order, spare] = [spare, order];
+  }
   const sorted: SortedForms = { texts: new Array<string>(order.length), tools: new Int32Array(order.length), codes: new Uint16Array(order.length) };
-  order.forEach((from, i) => {
+  for (let i = 0; i < order.length; i += 1) {
+    const from = order[i]!;
     sorted.texts[i] = texts[from]!;
     sorted.tools[i] = list.tools[from]!;
     sorted.codes[i] = list.codes[from]!;
-  });
+    if ((i + 1) % CHUNK === 0) yield;
+  }
   return sorted;
 }
 
@@ -141,13 +176,14 @@ interface IndexParts {
  * The index's arrays and maps, built in a function of their own: the lists of every form it sorts (1.2
  * million objects at 10,000 tools) would otherwise sit in the scope the lookup closures keep alive.
  */
-function indexParts(toolForms: ToolForms[]): IndexParts {
+function* indexParts(toolForms: ToolForms[]): Steps<IndexParts> {
   const starts = new FormList();
   const inners = new FormList();
   const fuzzy = new FormList();
   // Typos: every distinct word once, with the tools that have it; its one-letter deletions point to the word.
   const typoTools = new Map<string, { tool: number; field: number; score: number }[]>();
-  toolForms.forEach(({ texts, codes, typoWords, typoCodes }, tool) => {
+  for (let tool = 0; tool < toolForms.length; tool += 1) {
+    const { texts, codes, typoWords, typoCodes } = toolForms[tool]!;
     texts.forEach((text, i) => {
       const { variant, position } = decodeForm(codes[i]!);
       (variant === 'fuzzy' ? fuzzy : position === 'inner' ? inners : starts).push(text, tool, codes[i]!);
@@ -158,16 +194,22 @@ function indexParts(toolForms: ToolForms[]): IndexParts {
       if (list) list.push(entry);
       else typoTools.set(word, [entry]);
     });
-  });
+    if ((tool + 1) % 50 === 0) yield;
+  }
   const typoWordsByDeletion = new Map<string, string[]>();
+  let words = 0;
   for (const word of typoTools.keys()) {
     for (const variant of deletions(word)) {
       const list = typoWordsByDeletion.get(variant);
       if (list) list.push(word);
       else typoWordsByDeletion.set(variant, [word]);
     }
+    if (++words % 1000 === 0) yield;
   }
-  return { sortedStarts: sortForms(starts), sortedInners: sortForms(inners), sortedFuzzy: sortForms(fuzzy), typoTools, typoWordsByDeletion };
+  const sortedStarts = yield* sortForms(starts);
+  const sortedInners = yield* sortForms(inners);
+  const sortedFuzzy = yield* sortForms(fuzzy);
+  return { sortedStarts, sortedInners, sortedFuzzy, typoTools, typoWordsByDeletion };
 }
 
 /** A character that starts at least this many forms gets its matches precomputed (letters do: `s` starts 80,000 at 10,000 tools). */
@@ -184,12 +226,12 @@ interface SingleMatches {
  * what search as you type sends first, and scanning every form it starts is most of its time (a part
  * of one character is only matched from word starts, so the table is its whole answer).
  */
-function singleCharacterMatches(
+function* singleCharacterMatches(
   sorted: SortedForms,
   size: number,
   minForms: number,
   scanRange: (sorted: SortedForms, from: number, part: string, found: PartMatches) => void,
-): Map<string, SingleMatches> {
+): Steps<Map<string, SingleMatches>> {
   const singles = new Map<string, SingleMatches>();
   const found: PartMatches = { tools: [], scores: new Float32Array(size * FIELD_SLOTS) };
   const { texts } = sorted;
@@ -206,15 +248,39 @@ function singleCharacterMatches(
       });
       singles.set(character, { tools: Int32Array.from(found.tools), scores });
       found.tools = [];
+      yield;
     }
     from = to;
   }
   return singles;
 }
 
-/** `singleTableMinForms`: see SINGLE_TABLE_MIN_FORMS (a test sets it to compare the table with a scan). */
-export function buildSearchIndex(toolForms: ToolForms[], { singleTableMinForms = SINGLE_TABLE_MIN_FORMS } = {}): SearchIndex {
-  const { sortedStarts, sortedInners, sortedFuzzy, typoTools, typoWordsByDeletion } = indexParts(toolForms);
+export interface BuildOptions {
+  /** See SINGLE_TABLE_MIN_FORMS (a test sets it to compare the table with a scan). */
+  singleTableMinForms?: number;
+}
+
+/** The index, built in one go (tests, benches). */
+export function buildSearchIndex(toolForms: ToolForms[], options: BuildOptions = {}): SearchIndex {
+  const steps = indexSteps(toolForms, options);
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+  }
+}
+
+/** The index, built in chunks with `pause()` awaited between them (the service: see Steps). */
+export async function buildSearchIndexInChunks(toolForms: ToolForms[], pause: () => Promise<void>, options: BuildOptions = {}): Promise<SearchIndex> {
+  const steps = indexSteps(toolForms, options);
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+    await pause();
+  }
+}
+
+function* indexSteps(toolForms: ToolForms[], { singleTableMinForms = SINGLE_TABLE_MIN_FORMS }: BuildOptions): Steps<SearchIndex> {
+  const { sortedStarts, sortedInners, sortedFuzzy, typoTools, typoWordsByDeletion } = yield* indexParts(toolForms);
   const size = toolForms.length;
   const pool: Float32Array[] = [];
   const record = (found: PartMatches, tool: number, field: number, score: number) => {
@@ -230,7 +296,7 @@ export function buildSearchIndex(toolForms: ToolForms[], { singleTableMinForms =
     }
   };
   const scan = (sorted: SortedForms, part: string, found: PartMatches) => scanRange(sorted, lowerBound(sorted.texts, part), part, found);
-  const singles = singleCharacterMatches(sortedStarts, size, singleTableMinForms, scanRange);
+  const singles = yield* singleCharacterMatches(sortedStarts, size, singleTableMinForms, scanRange);
 
   return {
     size,

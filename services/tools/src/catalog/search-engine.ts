@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { buildSearchIndex, buildToolForms, type SearchIndex } from './search-engine-index';
+import { buildSearchIndexInChunks, buildToolForms, type SearchIndex } from './search-engine-index';
 import type { ToolForms, ToolSource } from './search-forms';
 import { rankTools } from './search-rank';
 import { buildAliasGroups, planTerms, type AliasGroups } from './search-terms';
@@ -11,6 +11,10 @@ import { buildAliasGroups, planTerms, type AliasGroups } from './search-terms';
  * triggers), and is read before each search: a change made on any replica starts a rebuild there, and is
  * searched as soon as that rebuild is done; until then the previous index answers (stale-while-rebuild).
  * Visit counts move without a revision; they are re-read in the background every `visitsRefreshMs`.
+ *
+ * A rebuild never holds the process for long: forms are computed and the index built in chunks of a few
+ * milliseconds with the event loop let go between them (`pause`), so pages and the API keep answering while
+ * an import of thousands of tools is indexed, on the embedded database's single connection too.
  */
 
 export interface SnapshotTool extends ToolSource {
@@ -33,6 +37,8 @@ export interface SearchEngineOptions {
   now: () => number;
   /** Told how long each build took (seconds): a metric. */
   onBuilt?: (seconds: number) => void;
+  /** Awaited between chunks of a build; default: the event loop's next turn (setImmediate). */
+  pause?: () => Promise<void>;
 }
 
 export interface SearchHits {
@@ -70,7 +76,10 @@ function maxVisits(tools: SnapshotTool[]): number {
   return max;
 }
 
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 export function createSearchEngine(options: SearchEngineOptions) {
+  const pause = options.pause ?? nextTurn;
   let state: State | undefined;
   let building: Promise<State> | undefined;
   let refreshingVisits: Promise<void> | undefined;
@@ -87,15 +96,14 @@ export function createSearchEngine(options: SearchEngineOptions) {
       let computed = state?.forms.get(key) ?? forms.get(key);
       if (!computed) {
         computed = buildToolForms(tool);
-        // After an import changed thousands of tools, computing their forms takes seconds: the event loop
-        // is let go every 100 of them, so pages and the API keep answering meanwhile.
+        // After an import changed thousands of tools, computing their forms takes seconds: let go every 50.
         computedCount += 1;
-        if (computedCount % 100 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        if (computedCount % 50 === 0) await pause();
       }
       forms.set(key, computed);
       toolForms.push(computed);
     }
-    const index = buildSearchIndex(toolForms);
+    const index = await buildSearchIndexInChunks(toolForms, pause);
     options.onBuilt?.((performance.now() - started) / 1000);
     return {
       revision: snapshot.revision,

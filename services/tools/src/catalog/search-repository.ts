@@ -2,26 +2,32 @@ import type { Knex } from 'knex';
 import type { SearchSnapshot } from './search-engine';
 import { toolColumns, toTool, type DbToolRow, type ToolWithCategorySlug } from './tool-rows';
 
+/** Tools read per query of a snapshot. */
+const SNAPSHOT_PAGE = 500;
+
 /** What search reads from the database: the catalog for the in-memory index (search-engine.ts), and the tools found. */
 export function createSearchQueries(db: Knex) {
   return {
     /**
-     * Everything the in-memory search index is built from, read in one snapshot so that the revision
-     * returned is the one of these rows (a write committed meanwhile moves it, and the next search rebuilds).
+     * Everything the in-memory search index is built from. The revision is read first, then the tools in
+     * pages of SNAPSHOT_PAGE by id, each page its own short query: the embedded database's single connection
+     * is free between them for the pages and the API (one transaction over 10,000 rows would hold it). Rows
+     * are at least as new as the revision returned; a write committed meanwhile moves the revision past it,
+     * so the next search rebuilds.
      */
     async searchSnapshot(): Promise<SearchSnapshot> {
-      return db.transaction(async (trx) => {
-        await trx.raw('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
-        const revision: { revision: string | number } | undefined = await trx('catalog_revision').select('revision').where({ id: 1 }).first();
-        const tools: { id: number; name: string; slug: string; tags: string[] | null; description: string; category_name: string; is_featured: boolean; visits: string | number }[] =
-          await trx('tools as t')
+      const revision: { revision: string | number } | undefined = await db('catalog_revision').select('revision').where({ id: 1 }).first();
+      const tools: SearchSnapshot['tools'] = [];
+      for (let after = 0; ; ) {
+        const rows: { id: number; name: string; slug: string; tags: string[] | null; description: string; category_name: string; is_featured: boolean; visits: string | number }[] =
+          await db('tools as t')
             .join('categories as c', 'c.id', 't.category_id')
             .select('t.id', 't.name', 't.slug', 't.tags', 't.description', 'c.name as category_name', 't.is_featured', 't.visits')
-            .orderBy('t.id');
-        const aliases: { term: string; alias: string }[] = await trx('search_aliases').select('term', 'alias').orderBy(['term', 'alias']);
-        return {
-          revision: Number(revision?.revision ?? 0),
-          tools: tools.map((row) => ({
+            .where('t.id', '>', after)
+            .orderBy('t.id')
+            .limit(SNAPSHOT_PAGE);
+        for (const row of rows) {
+          tools.push({
             id: row.id,
             name: row.name,
             slug: row.slug,
@@ -30,10 +36,13 @@ export function createSearchQueries(db: Knex) {
             categoryName: row.category_name,
             featured: row.is_featured,
             visits: Number(row.visits),
-          })),
-          aliases,
-        };
-      });
+          });
+        }
+        if (rows.length < SNAPSHOT_PAGE) break;
+        after = rows.at(-1)!.id;
+      }
+      const aliases: { term: string; alias: string }[] = await db('search_aliases').select('term', 'alias').orderBy(['term', 'alias']);
+      return { revision: Number(revision?.revision ?? 0), tools, aliases };
     },
 
     /** Visit counts, which move without a catalog revision. */
