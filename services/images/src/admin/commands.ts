@@ -14,6 +14,7 @@ import { createUsersRepository, type GroupRow } from '../users/users-repository'
 import { formatByteSize, parseByteSize } from '../users/byte-sizes';
 import { positionals, UsageError, yesOrNo } from './command-args';
 import { migrateStorage } from './storage-progress';
+import { runImportFrom } from '../import/import-command';
 import { DEFAULT_MIGRATION_CONCURRENCY } from '../images/storage-migration';
 
 export interface AdminContext {
@@ -54,7 +55,7 @@ function describeGroup(prefix: string, group: GroupRow): string {
 
 async function dispatch(command: string, args: string[], ctx: AdminContext, storage: Storage): Promise<void> {
   const users = createUsersRepository(ctx.db);
-  const { userAdmin, bin, storageMigration } = createServices({
+  const services = createServices({
     config: ctx.config,
     db: ctx.db,
     storage,
@@ -62,6 +63,7 @@ async function dispatch(command: string, args: string[], ctx: AdminContext, stor
     metrics: createMetrics(),
     logger: pino({ level: 'silent' }),
   });
+  const { userAdmin, bin, storageMigration } = services;
   const passwordFromStdin = () => {
     const password = (ctx.input ?? '').split(/\r?\n/)[0] ?? '';
     if (password === '') throw new UsageError('no password on stdin (pipe it in: echo "$PASSWORD" | … )');
@@ -222,6 +224,9 @@ async function dispatch(command: string, args: string[], ctx: AdminContext, stor
       await migrateStorage(storageMigration, values.to, ctx, concurrency);
       return;
     }
+    case 'import-from':
+      await runImportFrom(args, ctx, { db: ctx.db, storage, services });
+      return;
     case 'migrate':
       // Reached through a running embedded process, which applied the migrations when it started.
       ctx.out(await describeSchema(ctx.db));
