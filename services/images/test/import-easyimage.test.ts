@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import { runAdminCommand, type AdminContext } from '../src/admin/commands';
+import { IMPORT_USAGE } from '../src/import/import-command';
 import { fixtureBytes, filesIn, imageRows, createTestUser, openTestService, publicBytes, usedBytes, type TestService } from './support/harness';
 import { writeEasyImageInstall, type InstalledUpload } from './support/easyimage-install';
 
@@ -78,7 +79,7 @@ describe('import-from easyimage', () => {
       ['截图.webp', '2024-02-10T15:59:59.000Z', 'stored'],
     ]);
     expect(await usedBytes(svc.db, alice.id)).toBe(rows.reduce((sum, row) => sum + Number(row.file_size), 0));
-    expect(result.out).toContain(`used bytes of alice: ${await usedBytes(svc.db, alice.id)}`);
+    expect(result.out).toContain(`used bytes of user ${alice.id}: ${await usedBytes(svc.db, alice.id)}`);
     const firstUrl = result.out.find((line) => line.startsWith('imported\timage\t/i/2024/01/02/'))!.split('\t')[3]!;
     expect(await publicBytes(svc, firstUrl)).toEqual(fixtureBytes('alpha.png'));
     expect(filesIn(svc.storageDir, 'tmp')).toEqual([]);
@@ -197,7 +198,7 @@ describe('import-from easyimage', () => {
     expect(await admin(importArgs())).toMatchObject({ code: 1, err: [`error: ${path.join(dir, 'install')} is not an EasyImage install: there is no config/config.php`] });
     writeEasyImageInstall(path.join(dir, 'install'), { tokens: {}, uploads: UPLOADS });
     expect(await admin(importArgs())).toMatchObject({ code: 1, err: ['error: user alice does not exist: create it first (create-user alice)'] });
-    expect(await admin(['import-from', 'easyimage', path.join(dir, 'install')])).toMatchObject({ code: 2, err: ['error: usage: import-from easyimage <install dir> --user <name> [--redirect-map <file>]', 'run with --help for usage'] });
+    expect(await admin(['import-from', 'easyimage', path.join(dir, 'install')])).toMatchObject({ code: 2, err: [`error: usage: ${IMPORT_USAGE}`, 'run with --help for usage'] });
     expect(await imageRows(svc.db)).toEqual([]);
     expect(await svc.db('import_records').count({ n: '*' })).toEqual([{ n: 0 }]);
   });

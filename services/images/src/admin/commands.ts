@@ -225,7 +225,7 @@ async function dispatch(command: string, args: string[], ctx: AdminContext, stor
       return;
     }
     case 'import-from':
-      await runImportFrom(args, ctx, { db: ctx.db, storage, services });
+      await runImportFrom(args, { ctx, db: ctx.db, storage, services, maxUploadBytes: ctx.config.maxUploadBytes });
       return;
     case 'migrate':
       // Reached through a running embedded process, which applied the migrations when it started.

@@ -66,7 +66,12 @@ export function createImageImport(deps: { uploads: UploadService; temp: TempFile
       };
       try {
         const copy = newTempPath();
-        await fs.copyFile(image.file, copy);
+        try {
+          await fs.copyFile(image.file, copy);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { outcome: 'failed', reason: `no file at ${image.file}` };
+          throw error;
+        }
         const { size } = await fs.stat(copy);
         const { image: stored } = await uploads.upload({
           principal,

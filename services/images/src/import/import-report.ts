@@ -2,7 +2,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ProgressOutput } from '../admin/storage-progress';
 import { progressBar } from '../admin/storage-progress';
-import type { ImportedImage } from './import-records-repository';
+import type { ImportDeps } from './import-command';
+import type { ImportedImage, ImportRecordsRepository } from './import-records-repository';
 
 export type ReportOutcome = 'imported' | 'skipped' | 'failed';
 
@@ -52,4 +53,24 @@ export async function writeRedirectMap(file: string, images: ImportedImage[], im
   const partial = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.partial`);
   await fs.writeFile(partial, `${lines.join('\n')}\n`);
   await fs.rename(partial, file);
+}
+
+/**
+ * The end of every import: the owners' used bytes recounted from their images, the redirect map
+ * rewritten from every image imported from `source` so far, the totals, and a failure when a row failed.
+ */
+export async function finishImport(
+  report: ReturnType<typeof createImportReport>,
+  options: { records: ImportRecordsRepository; source: string; owners: number[]; mapFile: string; header: string; deps: Pick<ImportDeps, 'ctx' | 'services'> },
+): Promise<void> {
+  const { records, deps } = options;
+  const recounts = [];
+  for (const owner of options.owners) recounts.push({ owner, ...(await records.recountUsedBytes(owner)) });
+  await writeRedirectMap(options.mapFile, await records.storedImages(options.source), deps.services.imageUrl, `${options.header}: old path -> new address (map $uri $imported_image { include ${options.mapFile}; })`);
+  report.finish();
+  for (const { owner, before, after } of recounts) deps.ctx.out(`used bytes of user ${owner}: ${after}${before === after ? '' : ` (was ${before})`}`);
+  deps.ctx.out(`redirect map: ${options.mapFile}`);
+  if (report.counts.failed > 0) {
+    throw new Error(`${report.counts.failed} row(s) failed (listed above): fix them and run the same command again; what was imported is skipped`);
+  }
 }
