@@ -71,14 +71,15 @@ describe('import-from lsky (SQLite)', () => {
     expect(result.out).toContain(`failed\timage\t/i/2024/02/03/gone.png\tno file at ${path.join(storageDir(), '2024/02/03/gone.png')}`);
     expect(result.out).toContain('imported 8, skipped 1, failed 1');
 
-    const groups = await svc.db('groups').whereIn('name', ['默认组', 'VIP']).orderBy('name').select('name', 'max_file_size', 'quota_bytes');
+    expect(result.out).toContain('imported\tgroup\t1\tlsky-1');
+    const groups = await svc.db('groups').whereIn('name', ['lsky-1', 'VIP']).orderBy('name').select('name', 'max_file_size', 'quota_bytes');
     expect(groups.map((group) => [group.name, Number(group.max_file_size), Number(group.quota_bytes)])).toEqual([
       ['VIP', 20 * MIB, 2048 * MIB],
-      ['默认组', 5 * MIB, 1024 * MIB],
+      ['lsky-1', 5 * MIB, 1024 * MIB],
     ]);
     const users = await svc.db('users as u').join('groups as g', 'g.id', 'u.group_id').orderBy('u.id').select('u.id', 'u.name', 'g.name as group', 'u.is_admin', 'u.disabled_at', 'u.password_hash');
     expect(users.map((user) => [user.name, user.group, user.is_admin, user.disabled_at !== null, user.password_hash])).toEqual([
-      ['alice@example.com', '默认组', true, false, null],
+      ['alice@example.com', 'lsky-1', true, false, null],
       ['bob@example.com', 'VIP', false, true, null],
     ]);
     const [alice, bob] = users as Array<{ id: number }>;

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { createCategoriesRepository } from '../categories/categories-repository';
 import { categoryNameSchema } from '../categories/category-name';
-import { UserAdminError } from '../users/user-admin';
+import { isValidGroupName, UserAdminError } from '../users/user-admin';
 import { isValidUserName } from '../users/user-name';
 import { createUsersRepository } from '../users/users-repository';
 import { createImageImport, reasonOf } from './image-import';
@@ -58,7 +58,6 @@ export async function importLsky(databaseFile: string, storageDir: string, mapFi
     const name = isValidUserName(user.email) ? user.email : `lsky-${user.id}`;
     try {
       const created = await deps.services.userAdmin.createUser({ name, groupName: user.groupId === null ? undefined : groupNames.get(user.groupId), isAdmin: user.isAdmin });
-      if (!user.active) await deps.services.userAdmin.updateUser(created.id, { disabled: true });
       await records.record(source, 'user', String(user.id), created.id);
       userIds.set(user.id, created.id);
       report.row('imported', 'user', String(user.id), `${name} (no password: set-password, or the account token from reset-token)`);
@@ -111,18 +110,28 @@ export async function importLsky(databaseFile: string, storageDir: string, mapFi
     report.row(result.outcome, 'image', image.oldPath, result.outcome === 'imported' ? result.url : result.reason);
   }
 
+  // Disabled on Lsky, disabled here: only after their images are in (an upload of a disabled user is
+  // refused), and on every run, so that a run stopped before this point cannot leave one enabled. Until
+  // then the account has no password and a token nobody was shown.
+  for (const user of lsky.users.filter((candidate) => !candidate.active)) {
+    const id = userIds.get(user.id);
+    if (id !== undefined) await deps.services.userAdmin.updateUser(id, { disabled: true });
+  }
+
   await finishImport(report, { records, source, owners: [...owners], mapFile, header: `Lsky Pro ${databaseFile}`, deps });
 }
 
 /** A Lsky group as a group here: its name and max file size; as quota, the largest capacity of its users. */
 async function importGroup(group: LskyGroup, lskyUsers: LskyUser[], deps: ImportDeps) {
   const users = createUsersRepository(deps.db);
-  const existing = await users.findGroupByName(group.name);
+  // A Lsky group name that is not a group name here (1-64 ASCII letters, digits, _.-; Lsky's default is 默认组) becomes lsky-<id>.
+  const name = isValidGroupName(group.name) ? group.name : `lsky-${group.id}`;
+  const existing = await users.findGroupByName(name);
   if (existing) return existing;
   const fallback = (await users.findGroupByName('default'))!;
   const capacity = Math.max(0, ...lskyUsers.filter((user) => user.groupId === group.id).map((user) => user.capacityKib));
   return deps.services.userAdmin.createGroup({
-    name: group.name,
+    name,
     maxFileSize: group.maximumFileSizeKib === null ? fallback.maxFileSize : Math.min(Math.round(group.maximumFileSizeKib * KIB), deps.maxUploadBytes),
     quotaBytes: capacity > 0 ? Math.round(capacity * KIB) : fallback.quotaBytes,
   });
