@@ -52,6 +52,11 @@ Moving in (see the README)
                                             run again to resume (nothing is imported twice); writes an
                                             nginx map from old paths to new addresses
                                             (default ./easyimage-redirects.map)
+  import-from lsky <database.sqlite> <storage dir> [--time-zone <zone>] [--redirect-map <file>]
+                                            Lsky Pro 2.x: groups, users (named by email, no password:
+                                            set-password), albums as categories, images from the local
+                                            strategy's root; the same report, resume and map
+                                            (default ./lsky-redirects.map)
 
 Configuration comes from the same environment variables as the service (DATABASE_URL, STORAGE_DIR, ...).
 An embedded database (pglite:<dir>) that a running service has open is reached through that service.
