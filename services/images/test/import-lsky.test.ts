@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { runAdminCommand } from '../src/admin/commands';
 import { fixtureBytes, filesIn, imageRows, openTestService, publicBytes, usedBytes, MIB, type TestService } from './support/harness';
-import { writeLskyInstall, type LskyFixture } from './support/lsky-database';
+import { writeLskyInstall, writeLskyMysqlDump, type LskyFixture } from './support/lsky-database';
 
 let svc: TestService;
 let dir: string;
@@ -48,7 +48,7 @@ const storageDir = () => path.join(dir, 'storage', 'app', 'uploads');
 const importArgs = () => ['import-from', 'lsky', databaseFile(), storageDir(), '--redirect-map', path.join(dir, 'lsky.map')];
 const reportRows = (out: string[]) => out.filter((line) => /^(imported|skipped|failed)\t/.test(line)).map((line) => line.split('\t').slice(0, 3).join(' '));
 
-describe('import-from lsky (SQLite)', () => {
+describe('import-from lsky', () => {
   test('when a Lsky database is imported, then groups, users (named by email), albums as categories and images with names and dates arrive; a guest upload is skipped and a missing file reported', async () => {
     await writeLskyInstall(databaseFile(), storageDir(), LSKY);
 
@@ -127,8 +127,31 @@ describe('import-from lsky (SQLite)', () => {
 
   test('when the file is not a Lsky database, then it says so and imports nothing', async () => {
     fs.writeFileSync(databaseFile(), 'not sqlite');
-    expect(await admin(importArgs())).toMatchObject({ code: 1, err: [`error: ${databaseFile()} is not a SQLite database`] });
+    expect(await admin(importArgs())).toMatchObject({ code: 1, err: [`error: ${databaseFile()} is neither a SQLite database nor a MySQL dump (no CREATE TABLE in it)`] });
     expect(await admin(['import-from', 'lsky', path.join(dir, 'nothing.sqlite'), storageDir()])).toMatchObject({ code: 1, err: [`error: no Lsky Pro database at ${path.join(dir, 'nothing.sqlite')}`] });
     expect(await svc.db('import_records').count({ n: '*' })).toEqual([{ n: 0 }]);
+  });
+
+  test('when the database is a MySQL dump as mysqldump writes it, then the same rows arrive, strings unescaped', async () => {
+    const tricky: LskyFixture = {
+      ...LSKY,
+      albums: [{ id: 1, user_id: 1, name: '旅行 \\ "2024"' }],
+      images: LSKY.images.map((image) => (image.id === 2 ? { ...image, origin_name: 'it\'s "cat".gif' } : image)),
+    };
+    const dumpFile = path.join(dir, 'lsky.sql');
+    writeLskyMysqlDump(dumpFile, storageDir(), tricky);
+
+    const result = await admin(['import-from', 'lsky', dumpFile, storageDir(), '--redirect-map', path.join(dir, 'lsky.map')]);
+
+    expect(result.out).toContain('imported 8, skipped 1, failed 1');
+    const rows = await imageRows(svc.db);
+    expect(rows.map((row) => [row.original_name, (row.created_at as Date).toISOString()])).toEqual([
+      ['海边.png', '2024-01-02T00:30:00.000Z'],
+      ['it\'s "cat".gif', '2024-01-05T04:00:00.000Z'],
+      ['bob.webp', '2024-01-31T16:00:01.000Z'],
+    ]);
+    expect((await svc.db('users').orderBy('id').select('name')).map((user) => user.name)).toEqual(['alice@example.com', 'bob@example.com']);
+    expect(Number((await svc.db('groups').where({ name: 'VIP' }).first()).max_file_size)).toBe(20 * MIB);
+    expect(await svc.db('categories').where({ name: '旅行 \\ "2024"' }).count({ n: '*' })).toEqual([{ n: 1 }]);
   });
 });

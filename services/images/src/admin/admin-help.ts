@@ -52,8 +52,8 @@ Moving in (see the README)
                                             run again to resume (nothing is imported twice); writes an
                                             nginx map from old paths to new addresses
                                             (default ./easyimage-redirects.map)
-  import-from lsky <database.sqlite> <storage dir> [--time-zone <zone>] [--redirect-map <file>]
-                                            Lsky Pro 2.x: groups, users (named by email, no password:
+  import-from lsky <database.sqlite|dump.sql> <storage dir> [--time-zone <zone>] [--redirect-map <file>]
+                                            Lsky Pro 2.x (SQLite, or a mysqldump file): groups, users (named by email, no password:
                                             set-password), albums as categories, images from the local
                                             strategy's root; the same report, resume and map
                                             (default ./lsky-redirects.map)

@@ -8,7 +8,7 @@ import type { Storage } from '../storage/storage';
 import { importEasyImage } from './easyimage-import';
 import { importLsky } from './lsky-import';
 
-export const IMPORT_USAGE = 'import-from easyimage <install dir> --user <name> [--redirect-map <file>] | import-from lsky <database.sqlite> <storage dir> [--time-zone <zone>] [--redirect-map <file>]';
+export const IMPORT_USAGE = 'import-from easyimage <install dir> --user <name> [--redirect-map <file>] | import-from lsky <database.sqlite|dump.sql> <storage dir> [--time-zone <zone>] [--redirect-map <file>]';
 
 export interface ImportDeps {
   ctx: ProgressOutput;

@@ -8,7 +8,7 @@ import { createImageImport, reasonOf } from './image-import';
 import type { ImportDeps } from './import-command';
 import { createImportRecordsRepository } from './import-records-repository';
 import { createImportReport, finishImport } from './import-report';
-import { readLskySqlite, type LskyGroup, type LskyUser } from './lsky-source';
+import { readLskyDatabase, type LskyGroup, type LskyUser } from './lsky-source';
 
 const KIB = 1024;
 
@@ -19,7 +19,7 @@ const KIB = 1024;
 export async function importLsky(databaseFile: string, storageDir: string, mapFile: string, timeZone: string, deps: ImportDeps): Promise<void> {
   const { ctx } = deps;
   const source = `lsky:${databaseFile}`;
-  const lsky = await readLskySqlite(databaseFile, timeZone);
+  const lsky = await readLskyDatabase(databaseFile, timeZone);
   await deps.storage.prepare();
   const users = createUsersRepository(deps.db);
   const categories = createCategoriesRepository(deps.db);
