@@ -14,7 +14,6 @@ import { createUsersRepository, type GroupRow } from '../users/users-repository'
 import { formatByteSize, parseByteSize } from '../users/byte-sizes';
 import { positionals, UsageError, yesOrNo } from './command-args';
 import { migrateStorage } from './storage-progress';
-import { runImportFrom } from '../import/import-command';
 import { DEFAULT_MIGRATION_CONCURRENCY } from '../images/storage-migration';
 
 export interface AdminContext {
@@ -224,9 +223,12 @@ async function dispatch(command: string, args: string[], ctx: AdminContext, stor
       await migrateStorage(storageMigration, values.to, ctx, concurrency);
       return;
     }
-    case 'import-from':
+    case 'import-from': {
+      // Loaded when used: the PHP, SQLite and MySQL readers have no place in every CLI call or the service's start.
+      const { runImportFrom } = await import('../import/import-command');
       await runImportFrom(args, { ctx, db: ctx.db, storage, services, maxUploadBytes: ctx.config.maxUploadBytes });
       return;
+    }
     case 'migrate':
       // Reached through a running embedded process, which applied the migrations when it started.
       ctx.out(await describeSchema(ctx.db));

@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
-import { Parser } from 'node-sql-parser';
+// The MySQL-only build: the default one loads every dialect's grammar (about 190 ms against 15 ms).
+import { Parser } from 'node-sql-parser/build/mysql';
 import initSqlJs, { type Database, type SqlValue } from 'sql.js';
 import { wallClockToDate } from './zoned-time';
 
