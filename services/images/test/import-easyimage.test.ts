@@ -1,4 +1,7 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
@@ -49,6 +52,44 @@ async function admin(argv: string[], out: (line: string) => void = () => {}) {
 
 const importArgs = (mapFile = path.join(dir, 'redirects.map')) => ['import-from', 'easyimage', path.join(dir, 'install'), '--user', 'alice', '--redirect-map', mapFile];
 const reportRows = (out: string[]) => out.filter((line) => /^(imported|skipped|failed)\t/.test(line)).map((line) => line.split('\t').slice(0, 3).join(' '));
+
+/** A free loopback port (taken and let go: nginx binds it next). */
+async function freePort(): Promise<number> {
+  const server = net.createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as net.AddressInfo;
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+/** Runs nginx with the README's old-host server block on the map, asks it for `uri`, and stops it. */
+async function askNginx(mapFile: string, uri: string): Promise<{ status: number; location: string | null }> {
+  const nginxDir = fs.mkdtempSync(path.join(os.tmpdir(), 'import-nginx-'));
+  const port = await freePort();
+  const conf = path.join(nginxDir, 'nginx.conf');
+  fs.writeFileSync(
+    conf,
+    `pid ${nginxDir}/nginx.pid;\nerror_log stderr;\nevents {}\nhttp {\n  access_log off;\n  map $uri $imported_image { default ""; include ${mapFile}; }\n` +
+      `  server { listen 127.0.0.1:${port}; if ($imported_image) { return 301 $imported_image; } location / { return 404; } }\n}\n`,
+  );
+  const nginx = spawn('nginx', ['-e', 'stderr', '-p', nginxDir, '-c', conf, '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let errors = '';
+  nginx.stderr.on('data', (chunk) => (errors += String(chunk)));
+  try {
+    // Until it listens: each refused connection is nginx still starting (or failing, which its stderr says).
+    for (;;) {
+      if (nginx.exitCode !== null) throw new Error(`nginx stopped: ${errors}`);
+      const answer = await fetch(`http://127.0.0.1:${port}${uri}`, { redirect: 'manual' }).catch(() => null);
+      if (answer) return { status: answer.status, location: answer.headers.get('location') };
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  } finally {
+    nginx.kill('SIGQUIT');
+    if (nginx.exitCode === null) await once(nginx, 'exit');
+    fs.rmSync(nginxDir, { recursive: true, force: true });
+  }
+}
 
 describe('import-from easyimage', () => {
   test('when an install is imported, then each image is stored with its original name and upload date, tokens keep working, the broken file is reported and the rest goes on', async () => {
@@ -174,7 +215,7 @@ describe('import-from easyimage', () => {
     expect(await usedBytes(svc.db, alice.id)).toBe(rows.reduce((sum, row) => sum + Number(row.file_size), 0));
   });
 
-  test('when the redirect map is written, then it maps each old path to the image\'s new address as an nginx map body, and nothing else is written beside it', async () => {
+  test('when the redirect map is written, then it maps each old path to the image\'s new address as an nginx map body, nothing else is written beside it, and nginx redirects an old path by it', async () => {
     await createTestUser(svc.db, 'alice');
     writeEasyImageInstall(path.join(dir, 'install'), { tokens: {}, uploads: UPLOADS });
     const mapFile = path.join(dir, 'redirects.map');
@@ -191,6 +232,11 @@ describe('import-from easyimage', () => {
       ].join('\n'),
     );
     expect(fs.readdirSync(dir).sort()).toEqual(['install', 'redirects.map']);
+
+    // nginx, as the README sets it up for the old host name, answers an old path with the new address.
+    const location = await askNginx(mapFile, '/i/u/2024/02/10/65c7b2c3d4e5f.webp');
+    expect(location).toEqual({ status: 301, location: `${svc.config.publicBaseUrl}/i/${keys[2]}` });
+    expect(await askNginx(mapFile, '/i/2024/01/09/unknown.png')).toEqual({ status: 404, location: null });
   });
 
   test('when the directory is not an EasyImage install or the user is missing, then it says so and imports nothing', async () => {

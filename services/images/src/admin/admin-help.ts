@@ -53,10 +53,10 @@ Moving in (see the README)
                                             nginx map from old paths to new addresses
                                             (default ./easyimage-redirects.map)
   import-from lsky <database.sqlite|dump.sql> <storage dir> [--time-zone <zone>] [--redirect-map <file>]
-                                            Lsky Pro 2.x (SQLite, or a mysqldump file): groups, users (named by email, no password:
-                                            set-password), albums as categories, images from the local
-                                            strategy's root; the same report, resume and map
-                                            (default ./lsky-redirects.map)
+                                            Lsky Pro 2.x (SQLite, or a mysqldump file): groups, users
+                                            (named by email, no password: set-password), albums as
+                                            categories, images from the local strategy's root; the same
+                                            report, resume and map (default ./lsky-redirects.map)
 
 Configuration comes from the same environment variables as the service (DATABASE_URL, STORAGE_DIR, ...).
 An embedded database (pglite:<dir>) that a running service has open is reached through that service.
