@@ -120,7 +120,7 @@ describe('import-from easyimage', () => {
       ['截图.webp', '2024-02-10T15:59:59.000Z', 'stored'],
     ]);
     expect(await usedBytes(svc.db, alice.id)).toBe(rows.reduce((sum, row) => sum + Number(row.file_size), 0));
-    expect(result.out).toContain(`used bytes of user ${alice.id}: ${await usedBytes(svc.db, alice.id)}`);
+    expect(result.out).toContain(`used bytes of alice: ${await usedBytes(svc.db, alice.id)}`);
     const firstUrl = result.out.find((line) => line.startsWith('imported\timage\t/i/2024/01/02/'))!.split('\t')[3]!;
     expect(await publicBytes(svc, firstUrl)).toEqual(fixtureBytes('alpha.png'));
     expect(filesIn(svc.storageDir, 'tmp')).toEqual([]);

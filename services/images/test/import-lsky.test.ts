@@ -90,8 +90,10 @@ describe('import-from lsky', () => {
       [alice!.id, 'cat.gif', '2024-01-05T04:00:00.000Z', false],
       [bob!.id, 'bob.webp', '2024-01-31T16:00:01.000Z', false],
     ]);
-    for (const user of [alice!, bob!]) {
-      expect(await usedBytes(svc.db, user.id)).toBe(rows.filter((row) => row.user_id === user.id).reduce((sum, row) => sum + Number(row.file_size), 0));
+    for (const [user, name] of [[alice!, 'alice@example.com'], [bob!, 'bob@example.com']] as const) {
+      const used = rows.filter((row) => row.user_id === user.id).reduce((sum, row) => sum + Number(row.file_size), 0);
+      expect(await usedBytes(svc.db, user.id)).toBe(used);
+      expect(result.out).toContain(`used bytes of ${name}: ${used}`);
     }
     const url = result.out.find((line) => line.startsWith('imported\timage\t/i/2024/01/02/'))!.split('\t')[3]!;
     expect(await publicBytes(svc, url)).toEqual(fixtureBytes('alpha.png'));

@@ -47,13 +47,13 @@ export function createImportRecordsRepository(db: Knex) {
      * row is deleted). The user's row is locked first, so the sum, read after, includes every upload
      * charged before the lock and none can be charged until the update commits.
      */
-    async recountUsedBytes(userId: number): Promise<{ before: number; after: number }> {
+    async recountUsedBytes(userId: number): Promise<{ name: string; before: number; after: number }> {
       return db.transaction(async (trx) => {
-        const user = await trx('users').where({ id: userId }).forUpdate().first('used_bytes');
+        const user = await trx('users').where({ id: userId }).forUpdate().first('name', 'used_bytes');
         const sum = await trx('images').where({ user_id: userId }).sum({ total: 'file_size' }).first();
         const after = Number(sum?.total ?? 0);
         await trx('users').where({ id: userId }).update({ used_bytes: after });
-        return { before: Number(user?.used_bytes ?? 0), after };
+        return { name: String(user?.name ?? userId), before: Number(user?.used_bytes ?? 0), after };
       });
     },
   };

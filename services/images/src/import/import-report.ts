@@ -65,10 +65,10 @@ export async function finishImport(
 ): Promise<void> {
   const { records, deps } = options;
   const recounts = [];
-  for (const owner of options.owners) recounts.push({ owner, ...(await records.recountUsedBytes(owner)) });
+  for (const owner of options.owners) recounts.push(await records.recountUsedBytes(owner));
   await writeRedirectMap(options.mapFile, await records.storedImages(options.source), deps.services.imageUrl, `${options.header}: old path -> new address (map $uri $imported_image { include ${options.mapFile}; })`);
   report.finish();
-  for (const { owner, before, after } of recounts) deps.ctx.out(`used bytes of user ${owner}: ${after}${before === after ? '' : ` (was ${before})`}`);
+  for (const { name, before, after } of recounts) deps.ctx.out(`used bytes of ${name}: ${after}${before === after ? '' : ` (was ${before})`}`);
   deps.ctx.out(`redirect map: ${options.mapFile}`);
   if (report.counts.failed > 0) {
     throw new Error(`${report.counts.failed} row(s) failed (listed above): fix them and run the same command again; what was imported is skipped`);
