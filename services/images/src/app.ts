@@ -103,6 +103,7 @@ export function createServices(deps: AppDeps) {
     categories: createCategoriesService({ categories, formatTime: views.formatTime }),
     profile: createProfileService({ users, recycleRetentionDays: config.recycleRetentionDays }),
     formatTime: views.formatTime,
+    imageUrl: views.imageUrl,
   };
 }
 

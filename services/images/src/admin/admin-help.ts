@@ -45,6 +45,19 @@ Storage
                                             at a time (1-64, default 8), each holding one database
                                             connection while it is copied.
 
+Moving in (see the README)
+  import-from easyimage <install dir> --user <name> [--redirect-map <file>]
+                                            store an EasyImage 2.x install's images (original names and
+                                            dates) and API tokens as the user's; one report line per row;
+                                            run again to resume (nothing is imported twice); writes an
+                                            nginx map from old paths to new addresses
+                                            (default ./easyimage-redirects.map)
+  import-from lsky <database.sqlite|dump.sql> <storage dir> [--time-zone <zone>] [--redirect-map <file>]
+                                            Lsky Pro 2.x (SQLite, or a mysqldump file): groups, users
+                                            (named by email, no password: set-password), albums as
+                                            categories, images from the local strategy's root; the same
+                                            report, resume and map (default ./lsky-redirects.map)
+
 Configuration comes from the same environment variables as the service (DATABASE_URL, STORAGE_DIR, ...).
 An embedded database (pglite:<dir>) that a running service has open is reached through that service.
 

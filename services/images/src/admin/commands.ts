@@ -54,7 +54,7 @@ function describeGroup(prefix: string, group: GroupRow): string {
 
 async function dispatch(command: string, args: string[], ctx: AdminContext, storage: Storage): Promise<void> {
   const users = createUsersRepository(ctx.db);
-  const { userAdmin, bin, storageMigration } = createServices({
+  const services = createServices({
     config: ctx.config,
     db: ctx.db,
     storage,
@@ -62,6 +62,7 @@ async function dispatch(command: string, args: string[], ctx: AdminContext, stor
     metrics: createMetrics(),
     logger: pino({ level: 'silent' }),
   });
+  const { userAdmin, bin, storageMigration } = services;
   const passwordFromStdin = () => {
     const password = (ctx.input ?? '').split(/\r?\n/)[0] ?? '';
     if (password === '') throw new UsageError('no password on stdin (pipe it in: echo "$PASSWORD" | … )');
@@ -220,6 +221,12 @@ async function dispatch(command: string, args: string[], ctx: AdminContext, stor
       if (!storage.isConfigured('s3')) throw new Error('storage:migrate needs the bucket: set S3_BUCKET (and S3_ENDPOINT, S3_REGION, ... as the service has them)');
       await storage.prepare();
       await migrateStorage(storageMigration, values.to, ctx, concurrency);
+      return;
+    }
+    case 'import-from': {
+      // Loaded when used: the PHP, SQLite and MySQL readers have no place in every CLI call or the service's start.
+      const { runImportFrom } = await import('../import/import-command');
+      await runImportFrom(args, { ctx, db: ctx.db, storage, services, maxUploadBytes: ctx.config.maxUploadBytes });
       return;
     }
     case 'migrate':

@@ -11,10 +11,15 @@ const MIB = 1024 * 1024;
 
 /** `[#####-----]  50%  5/10 images  1.2 MiB`: the progress of a storage migration. */
 export function describeProgress(progress: MigrationProgress, width = 30): string {
-  const fraction = progress.total === 0 ? 1 : progress.done / progress.total;
-  const filled = Math.round(fraction * width);
   const failed = progress.failed > 0 ? `, ${progress.failed} failed` : '';
-  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${String(Math.floor(fraction * 100)).padStart(3)}%  ${progress.done}/${progress.total} images  ${(progress.bytes / MIB).toFixed(1)} MiB${failed}`;
+  return `${progressBar(progress.done, progress.total, width)}  ${progress.done}/${progress.total} images  ${(progress.bytes / MIB).toFixed(1)} MiB${failed}`;
+}
+
+/** `[#####-----]  50%`: how far `done` of `total` is (the admin commands' progress bars). */
+export function progressBar(done: number, total: number, width = 30): string {
+  const fraction = total === 0 ? 1 : done / total;
+  const filled = Math.round(fraction * width);
+  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${String(Math.floor(fraction * 100)).padStart(3)}%`;
 }
 
 /** Runs storage:migrate, drawing its progress, and fails while any image is left on the old backend. */

@@ -7,6 +7,9 @@ export const DEFAULT_GROUP = 'default';
 export const DEFAULT_CATEGORY_NAME = '默认分类';
 const GROUP_NAME = /^[\w.-]{1,64}$/;
 
+/** 1-64 ASCII letters, digits or _.- (a group's name appears in the API and the CLI's arguments). */
+export const isValidGroupName = (name: string): boolean => GROUP_NAME.test(name);
+
 /** A new account token, its digest (for lookup) and its seal for the row of a user. */
 export interface NewAccountToken {
   token: string;
@@ -64,7 +67,7 @@ export function createUserAdmin(deps: { users: UsersRepository; credentials: Acc
   const { users, credentials, vault } = deps;
 
   function checkGroupName(name: string): void {
-    if (!GROUP_NAME.test(name)) throw new UserAdminError('group-name-invalid', 'group name must be 1-64 letters, digits or _.-');
+    if (!isValidGroupName(name)) throw new UserAdminError('group-name-invalid', 'group name must be 1-64 letters, digits or _.-');
   }
 
   function checkLimits(limits: { maxFileSize?: number; quotaBytes?: number }): void {
