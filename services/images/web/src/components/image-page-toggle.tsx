@@ -13,12 +13,16 @@ export function ImagePageToggle({ imageId }: { imageId: number }) {
     api.imagePage(imageId).then(setPage, fail);
   }, [api, imageId, fail]);
 
+  // The box follows the click at once (turning off hides the link at once too); a refusal puts it back.
   const toggle = async (on: boolean) => {
+    const before = page;
     setBusy(true);
+    setPage(before && { ...before, public: on, page_url: on ? before.page_url : null });
     try {
       setPage(await api.setImagePage(imageId, on));
       notify(t(on ? 'imagePageOnNotice' : 'imagePageOffNotice'), 'success');
     } catch (error) {
+      setPage(before);
       fail(error);
     } finally {
       setBusy(false);
