@@ -238,6 +238,7 @@ describe('the share page', () => {
     for (let attempt = 0; attempt < 3; attempt += 1) expect((await browser().post(local(link.url)).type('form').send({ password: `wrong-${attempt}` })).status).toBe(401);
     const throttled = await browser().post(local(link.url)).type('form').send({ password: 'album-pass-1' });
     expect(throttled.status).toBe(429);
+    expect(Number(throttled.headers['retry-after'])).toBeGreaterThan(0);
     expect(throttled.text).toContain('尝试过于频繁，请稍后再试');
     expect(String(throttled.headers['set-cookie'] ?? '')).not.toContain('share_unlocked');
   });

@@ -62,7 +62,8 @@ export function createShareRoutes(deps: { sharing: SharingService; publicBaseUrl
       case 'wrong':
         return send(res, 401, passwordPage(outcome.albumName, 'wrong'));
       case 'throttled':
-        return res.set('Retry-After', '900') && send(res, 429, passwordPage(outcome.albumName, 'throttled'));
+        res.set('Retry-After', String(outcome.retryAfterSeconds));
+        return send(res, 429, passwordPage(outcome.albumName, 'throttled'));
       case 'accepted':
         setCookie(req, res, UNLOCKED_COOKIE, outcome.linkId);
         // Post/redirect/get: a reload shows the album, not "resend the form?".

@@ -47,7 +47,8 @@ export type PasswordOutcome =
   | { kind: 'missing' }
   | { kind: 'gone'; state: Exclude<ShareLinkState, 'active'> }
   | { kind: 'accepted'; linkId: number }
-  | { kind: 'wrong' | 'throttled'; linkId: number; albumName: string };
+  | { kind: 'wrong'; linkId: number; albumName: string }
+  | { kind: 'throttled'; linkId: number; albumName: string; retryAfterSeconds: number };
 
 export function shareLinkState(link: Pick<ShareLinkRow, 'revokedAt' | 'expiresAt' | 'maxViews' | 'viewCount'>, now: Date): ShareLinkState {
   if (link.revokedAt) return 'revoked';
@@ -162,8 +163,10 @@ export function createSharingService(deps: {
       if (state !== 'active') return { kind: 'gone', state };
       if (link.passwordHash === null) return { kind: 'accepted', linkId: link.id };
       const refused = { linkId: link.id, albumName: link.categoryName };
-      if (!(await deps.limiter.countAttempt(address)).allowed) return { kind: 'throttled', ...refused };
-      if (!(await deps.limiter.takePasswordCheck(String(link.id))).allowed) return { kind: 'throttled', ...refused };
+      for (const take of [() => deps.limiter.countAttempt(address), () => deps.limiter.takePasswordCheck(String(link.id))]) {
+        const verdict = await take();
+        if (!verdict.allowed) return { kind: 'throttled', ...refused, retryAfterSeconds: verdict.retryAfterSeconds };
+      }
       if (!(await verifyPassword(password, link.passwordHash))) return { kind: 'wrong', ...refused };
       await deps.limiter.passwordAccepted(String(link.id));
       return { kind: 'accepted', linkId: link.id };
