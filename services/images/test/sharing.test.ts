@@ -181,6 +181,8 @@ describe('the share page', () => {
       // A preview shows the cover only, never the album: a spoofed user agent reads nothing without a view.
       expect(preview.text).not.toContain(`href="${image.url}"`);
     }
+    // A HEAD (a link checker) reads no page and takes no view.
+    expect((await request(svc.app).head(local(link.url)).set('User-Agent', BROWSER)).status).toBe(200);
     expect((await read('share_links', user.token)).body.data.list[0]).toMatchObject({ view_count: 1, state: 'active' });
 
     const second = browser();

@@ -33,7 +33,7 @@ export function createShareRoutes(deps: { sharing: SharingService; publicBaseUrl
     res.locals.metricsRoute = 'share_page';
     const token = String(req.params.token);
     if (!TOKEN_PATTERN.test(token)) return send(res, 404, missingSharePage());
-    const outcome = await deps.sharing.open(token, { viewerOf: signed(req, VIEWER_COOKIE), unlockedFor: signed(req, UNLOCKED_COOKIE), userAgent: req.get('user-agent') ?? '' }, deps.clock());
+    const outcome = await deps.sharing.open(token, { viewerOf: signed(req, VIEWER_COOKIE), unlockedFor: signed(req, UNLOCKED_COOKIE), userAgent: req.get('user-agent') ?? '', headOnly: req.method === 'HEAD' }, deps.clock());
     switch (outcome.kind) {
       case 'missing':
         return send(res, 404, missingSharePage());

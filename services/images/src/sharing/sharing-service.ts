@@ -34,6 +34,8 @@ export interface ShareViewer {
   /** The link id of the signed password cookie: this browser gave the link's password. */
   unlockedFor?: string;
   userAgent: string;
+  /** A HEAD request (link checkers, prefetchers): it reads no page, so it takes no view. */
+  headOnly?: boolean;
 }
 
 export type ShareOutcome =
@@ -144,7 +146,7 @@ export function createSharingService(deps: {
       const state = shareLinkState(link, now);
       if (state !== 'active' && !(state === 'used_up' && returning)) return { kind: 'gone', state };
       if (link.passwordHash !== null && viewer.unlockedFor !== linkId) return { kind: 'password', linkId: link.id, albumName: link.categoryName };
-      const preview = !returning && isbot(viewer.userAgent);
+      const preview = !returning && (viewer.headOnly === true || isbot(viewer.userAgent));
       if (!returning && !preview && !(await sharing.takeView(link.id, now))) {
         // Another viewer took the last view (or the owner revoked) since the row was read.
         const current = await sharing.findByToken(token);
