@@ -398,6 +398,34 @@ describeReal(`platform through nginx (two replicas of each service, images on ${
     expect((await fetch(body.data.url)).status).toBe(404);
   });
 
+  test('when a share link and a public image page are opened through nginx, then /s/ and /p/ reach the image service: the album, its password form, the revoked page', async () => {
+    const { body } = await upload(await photo(320, 240), 'shared.jpg');
+    const owner = (action: string, fields: Record<string, string>) =>
+      fetch(imageApi(`action=${action}`), { method: 'POST', headers: { 'X-API-Token': token }, body: new URLSearchParams(fields) }).then((res) => res.json() as Promise<any>);
+    const categoryId = (await (await fetch(imageApi('action=categories'), { headers: { 'X-API-Token': token } })).json()).data.list[0].id;
+    const link = (await owner('create_share_link', { category_id: String(categoryId), password: 'album-pass-1' })).data;
+    expect(link.url.startsWith(`${platform.baseUrl}/s/`)).toBe(true);
+    const browser = { 'User-Agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36' };
+    const form = await fetch(link.url, { headers: browser });
+    expect([form.status, form.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+    expect(await form.text()).toContain('<form method="post">');
+    const unlocked = await fetch(link.url, { method: 'POST', headers: browser, body: new URLSearchParams({ password: 'album-pass-1' }), redirect: 'manual' });
+    expect(unlocked.status).toBe(303);
+    const album = await fetch(link.url, { headers: { ...browser, Cookie: unlocked.headers.getSetCookie().map((cookie) => cookie.split(';')[0]).join('; ') } });
+    expect(album.status).toBe(200);
+    const albumPage = await album.text();
+    expect(albumPage).toContain(`href="${body.data.url}"`);
+    // The thumbnail the page shows comes through nginx too.
+    expect((await fetch(body.data.thumb_url)).status).toBe(200);
+    expect((await owner('revoke_share_link', { id: String(link.id) })).code).toBe(0);
+    expect((await fetch(link.url, { headers: browser })).status).toBe(410);
+
+    const page = (await owner('set_image_page', { id: String(body.data.id), public: '1' })).data;
+    const shown = await fetch(page.page_url);
+    expect(shown.status).toBe(200);
+    expect(await shown.text()).toContain(`<meta property="og:image" content="${body.data.url}">`);
+  });
+
   test('when an image a deletion link binned is restored, then the same link through nginx is the 404 page, GET and POST, and the image stays on /i/', async () => {
     const { body } = await upload(await photo(320, 240), 'restored.jpg');
     const link = body.data.links.delete as string;

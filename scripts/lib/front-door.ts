@@ -29,9 +29,17 @@ export interface FrontDoorDeps {
   };
 }
 
-/** Paths the image-hosting service owns (nginx: `location = /api/image.php`, `~ ^/api/(thumb|delete)\.php$`, `/i/`, `/compat/`). */
+/** Paths the image-hosting service owns (nginx: `location = /api/image.php`, `~ ^/api/(thumb|delete)\.php$`, `/i/`, `/compat/`, `/s/`, `/p/`). */
 export function isImagesPath(pathname: string): boolean {
-  return pathname === '/api/image.php' || pathname === '/api/thumb.php' || pathname === '/api/delete.php' || pathname.startsWith('/i/') || pathname.startsWith('/compat/');
+  return (
+    pathname === '/api/image.php' ||
+    pathname === '/api/thumb.php' ||
+    pathname === '/api/delete.php' ||
+    pathname.startsWith('/i/') ||
+    pathname.startsWith('/compat/') ||
+    pathname.startsWith('/s/') ||
+    pathname.startsWith('/p/')
+  );
 }
 
 /**

@@ -15,6 +15,9 @@ import { createCompatRoutes } from './http/compat/compat-routes';
 import { drainUnreadBody } from './http/drain-request';
 import { errorMiddleware, notFound } from './http/error-middleware';
 import { createImageRoutes } from './http/image-routes';
+import { createShareRoutes } from './http/share-routes';
+import { createSharingRepository } from './sharing/sharing-repository';
+import { createSharingService } from './sharing/sharing-service';
 import { createUploadReceiver } from './http/upload-receiver';
 import { createBinService } from './images/bin-service';
 import { createBulkService } from './images/bulk-service';
@@ -102,6 +105,20 @@ export function createServices(deps: AppDeps) {
     thumbnails: createThumbnailService({ images, files, signer }),
     categories: createCategoriesService({ categories, formatTime: views.formatTime }),
     profile: createProfileService({ users, recycleRetentionDays: config.recycleRetentionDays }),
+    sharing: createSharingService({
+      sharing: createSharingRepository(db),
+      categories,
+      views,
+      signer,
+      // The kit's sign-in limiter counts share passwords too: per address, and per link as if it were an account.
+      limiter: createSignInLimiter(db, {
+        tableName: 'sign_in_limits',
+        nameKey: (linkId) => `share-link:${linkId}`,
+        attemptsPerAddress: config.signInAttemptsPerAddress,
+        failuresPerAccount: config.signInFailuresPerAccount,
+      }),
+      publicBaseUrl: config.publicBaseUrl,
+    }),
     formatTime: views.formatTime,
     imageUrl: views.imageUrl,
   };
@@ -193,6 +210,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
   const receiver = createUploadReceiver(deps.storage.temp, { memoryBytes: deps.config.uploadMemoryBytes });
   const clock = deps.clock ?? (() => new Date());
   const maxUploadBytes = deps.config.maxUploadBytes;
+  app.use(createShareRoutes({ sharing: services.sharing, publicBaseUrl: deps.config.publicBaseUrl, cookieSecret: deps.config.thumbSigningSecret, clock }));
   app.use(createImageRoutes({ ...services, receiver, metrics, maxUploadBytes, formatTime: services.formatTime, clock }));
   app.use(
     createCompatRoutes({

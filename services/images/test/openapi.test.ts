@@ -605,6 +605,64 @@ describe('the compatible APIs (compat/)', () => {
   });
 });
 
+describe('sharing', () => {
+  const html = (res: request.Response, status: number, target: SpecTarget) => {
+    expect(res.status).toBe(status);
+    spec.expectResponseMatchesSpec(res, target);
+  };
+
+  test('when the owner creates, lists and revokes a share link and toggles an image page, then each answer matches its action schema', async () => {
+    const user = await createTestUser(svc.db);
+    const image = await upload(user.token);
+    const categoryId = (await read('categories').set('X-API-Token', user.token)).body.data.list[0].id as number;
+    const created = await write('create_share_link').set('X-API-Token', user.token).send({ category_id: categoryId, password: 'album-pass-1', expires_in_hours: 24, max_views: 2 });
+    expectEnvelope(created, { ...WRITE, action: 'create_share_link' }, { code: 0, msg: '分享链接已创建' });
+    expectEnvelope(await write('create_share_link').set('X-API-Token', user.token).send({ category_id: 999 }), { ...WRITE, action: 'create_share_link' }, { code: 1, msg: '分类不存在' });
+    expectEnvelope(await read('share_links').set('X-API-Token', user.token), { ...READ, action: 'share_links' }, { code: 0, msg: '成功' });
+    expectEnvelope(await write('revoke_share_link').set('X-API-Token', user.token).send({ id: created.body.data.id }), { ...WRITE, action: 'revoke_share_link' }, { code: 0, msg: '分享链接已撤销' });
+    expectEnvelope(await write('revoke_share_link').set('X-API-Token', user.token).send({ id: 999 }), { ...WRITE, action: 'revoke_share_link' }, { code: 1, msg: '分享链接不存在' });
+    expectEnvelope(await read('image_page', `&id=${image.id}`).set('X-API-Token', user.token), { ...READ, action: 'image_page' }, { code: 0, msg: '成功', data: { public: false } });
+    expectEnvelope(await write('set_image_page').set('X-API-Token', user.token).send({ id: image.id, public: '1' }), { ...WRITE, action: 'set_image_page' }, { code: 0, msg: '图片公开页已开启' });
+    expectEnvelope(await write('set_image_page').set('X-API-Token', user.token).send({ id: 999, public: '0' }), { ...WRITE, action: 'set_image_page' }, { code: 1, msg: '图片不存在' });
+  });
+
+  test('when share pages and image pages are opened, then every status matches the document', async () => {
+    const user = await createTestUser(svc.db);
+    const image = await upload(user.token);
+    const categoryId = (await read('categories').set('X-API-Token', user.token)).body.data.list[0].id as number;
+    const open = (await write('create_share_link').set('X-API-Token', user.token).send({ category_id: categoryId, max_views: 1 })).body.data;
+    const locked = (await write('create_share_link').set('X-API-Token', user.token).send({ category_id: categoryId, password: 'album-pass-1' })).body.data;
+    const sharePage = { path: '/s/{token}', method: 'get' } as const;
+    const sharePassword = { path: '/s/{token}', method: 'post' } as const;
+    html(await request(svc.app).get(local(open.url)), 200, sharePage);
+    html(await request(svc.app).get(local(open.url)), 410, sharePage);
+    html(await request(svc.app).get('/s/missing'), 404, sharePage);
+    html(await request(svc.app).post('/s/missing').type('form').send({ password: 'x' }), 404, sharePassword);
+    html(await request(svc.app).post(local(open.url)).type('form').send({ password: 'x' }), 410, sharePassword);
+    for (let attempt = 0; attempt < 5; attempt += 1) html(await request(svc.app).post(local(locked.url)).type('form').send({ password: `wrong-${attempt}` }), 401, sharePassword);
+    html(await request(svc.app).post(local(locked.url)).type('form').send({ password: 'album-pass-1' }), 429, sharePassword);
+    await svc.db('sign_in_limits').delete();
+    html(await request(svc.app).post(local(locked.url)).type('form').send({ password: 'album-pass-1' }), 303, sharePassword);
+    const pageUrl = (await write('set_image_page').set('X-API-Token', user.token).send({ id: image.id, public: '1' })).body.data.page_url as string;
+    const imagePage = { path: '/p/{key}', method: 'get' } as const;
+    html(await request(svc.app).get(local(pageUrl)), 200, imagePage);
+    html(await request(svc.app).get('/p/1-forged'), 404, imagePage);
+    await svc.db.raw('ALTER TABLE share_links RENAME TO share_links_moved');
+    try {
+      html(await request(svc.app).get(local(locked.url)), 500, sharePage);
+      html(await request(svc.app).post(local(locked.url)).type('form').send({ password: 'x' }), 500, sharePassword);
+    } finally {
+      await svc.db.raw('ALTER TABLE share_links_moved RENAME TO share_links');
+    }
+    await svc.db.raw('ALTER TABLE images RENAME TO images_moved');
+    try {
+      html(await request(svc.app).get(local(pageUrl)), 500, imagePage);
+    } finally {
+      await svc.db.raw('ALTER TABLE images_moved RENAME TO images');
+    }
+  });
+});
+
 test('when every test above has run, then every documented operation, status and action was checked against a real answer', () => {
   // /i/… is served by nginx or the embedded front door, never by this app (the e2e tests cover it).
   // /i/ is served by nginx or the front door, not by this app; a full disk needs a filesystem of its

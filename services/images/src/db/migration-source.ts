@@ -10,6 +10,7 @@ import * as userNameKey from '../../migrations/20261127010000_user_name_key';
 import * as deletionNonce from '../../migrations/20261127110000_deletion_nonce';
 import * as chargeUpload from '../../migrations/20261127135722_charge_upload';
 import * as importRecords from '../../migrations/20261127203800_import_records';
+import * as shareLinks from '../../migrations/20261127203834_share_links';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -29,6 +30,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['20261127110000_deletion_nonce', deletionNonce],
   ['20261127135722_charge_upload', chargeUpload],
   ['20261127203800_import_records', importRecords],
+  ['20261127203834_share_links', shareLinks],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -31,6 +31,11 @@ export const ACTIONS = {
   rename_category: { method: 'POST', access: 'token' },
   delete_category: { method: 'POST', access: 'token' },
   profile: { method: 'GET', access: 'token' },
+  share_links: { method: 'GET', access: 'token' },
+  create_share_link: { method: 'POST', access: 'token' },
+  revoke_share_link: { method: 'POST', access: 'token' },
+  image_page: { method: 'GET', access: 'token' },
+  set_image_page: { method: 'POST', access: 'token' },
   features: { method: 'GET', access: 'public' },
   login: { method: 'POST', access: 'public' },
   register: { method: 'POST', access: 'public' },
@@ -196,6 +201,19 @@ export function parseOptionalBoolean(value: unknown): boolean | undefined {
   if (value === true || value === 'true' || value === '1') return true;
   if (value === false || value === 'false' || value === '0') return false;
   throw new AppError('badParameter', 200);
+}
+
+/** A required flag: `1`/`true` or `0`/`false` (a JSON body's numbers too). */
+export function parseBoolean(value: unknown): boolean {
+  const flag = parseOptionalBoolean(value === 1 ? true : value === 0 ? false : value);
+  if (flag === undefined) throw new AppError('badParameter', 200);
+  return flag;
+}
+
+/** An optional whole number from 1 to `max` (hours until a share link expires, its view limit); absent or empty is none. */
+export function parseOptionalCount(value: unknown, max: number): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  return parseOr(positiveInt(max), value);
 }
 
 /** A byte count: a whole number ≥ 0 (as digits, or a JSON number). */

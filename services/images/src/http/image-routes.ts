@@ -15,6 +15,7 @@ import { createAuthenticate } from './authenticate';
 import { confirmationPage, DELETION_PAGE_HEADERS, deletedPage, goneLinkPage } from './deletion-page';
 import { ok } from './envelope';
 import { createImageActions } from './image-actions';
+import { createShareActions } from './share-actions';
 import { fieldsOf, parseAction, parseIdempotencyKey, parseOptionalId, parseSignedLink, type ActionName } from './image-params';
 import type { UploadReceiver } from './upload-receiver';
 import { runUpload } from './run-upload';
@@ -25,7 +26,8 @@ import { runUpload } from './run-upload';
  */
 export type ImageRoutesDeps = Parameters<typeof createImageActions>[0] &
   Parameters<typeof createAccountActions>[0] &
-  Parameters<typeof createAdminActions>[0] & {
+  Parameters<typeof createAdminActions>[0] &
+  Parameters<typeof createShareActions>[0] & {
     auth: AuthService;
     uploads: UploadService;
     bin: BinService;
@@ -44,6 +46,7 @@ export function createImageRoutes(deps: ImageRoutesDeps): express.Router {
     ...createImageActions(deps),
     ...createAccountActions(deps),
     ...createAdminActions(deps),
+    ...createShareActions(deps),
   };
 
   /**

@@ -67,7 +67,17 @@ export function createLinkSigner(secret: string) {
     },
   };
 
-  return { thumb, deletion, binThumb };
+  /** An image's public page (`/p/<id>-<sig>`): the page answers only while the owner has it turned on. */
+  const page = {
+    sign(imageId: number): string {
+      return hmac(`page:${imageId}`).slice(0, 22);
+    },
+    verify(imageId: number, signature: string): boolean {
+      return matches(signature, page.sign(imageId));
+    },
+  };
+
+  return { thumb, deletion, binThumb, page };
 }
 
 export type LinkSigner = ReturnType<typeof createLinkSigner>;

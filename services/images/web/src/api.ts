@@ -45,6 +45,27 @@ export interface ImageItem {
   links: ImageLinks;
 }
 
+/** An album (category) share link, `/s/<token>`. */
+export interface ShareLink {
+  id: number;
+  category_id: number;
+  category_name: string;
+  url: string;
+  has_password: boolean;
+  expire_time: string | null;
+  max_views: number | null;
+  view_count: number;
+  state: 'active' | 'revoked' | 'expired' | 'used_up';
+  create_time: string;
+}
+
+/** Whether an image's public page (`/p/<key>`, with link-preview tags) is on. */
+export interface ImagePage {
+  id: number;
+  public: boolean;
+  page_url: string | null;
+}
+
 export interface BinItem {
   id: number;
   original_name: string;
@@ -230,6 +251,12 @@ export function createApiClient(options: ApiClientOptions) {
     createCategory: (name: string) => post<{ id: number; name: string }>('create_category', { name }).then((a) => a.data),
     renameCategory: (id: number, name: string) => post<{ id: number; name: string }>('rename_category', { id, name }),
     deleteCategory: (id: number) => post<{ id: number; moved: number }>('delete_category', { id }).then((a) => a.data),
+
+    shareLinks: (categoryId: number) => get<{ list: ShareLink[] }>('share_links', { category_id: categoryId }).then((data) => data.list),
+    createShareLink: (input: { category_id: number; password?: string; expires_in_hours?: number; max_views?: number }) => post<ShareLink>('create_share_link', input).then((a) => a.data),
+    revokeShareLink: (id: number) => post<ShareLink>('revoke_share_link', { id }).then((a) => a.data),
+    imagePage: (id: number) => get<ImagePage>('image_page', { id }),
+    setImagePage: (id: number, on: boolean) => post<ImagePage>('set_image_page', { id, public: on ? 1 : 0 }).then((a) => a.data),
 
     profile: () => get<Profile>('profile'),
     accountToken: () => get<AccountToken>('token'),

@@ -3,6 +3,7 @@ import type { ImageItem } from '../api';
 import { useApp } from '../app-context';
 import { formatBytes } from '../format';
 import { FileName } from './file-name';
+import { ImagePageToggle } from './image-page-toggle';
 import { LinkFields } from './link-fields';
 import { Modal } from './modal';
 import { RenameField } from './rename-field';
@@ -36,6 +37,7 @@ export function ImageDetail({ item, onClose, onDelete, onRenamed }: { item: Imag
             </div>
           </dl>
           <LinkFields links={item.links} withThumbnail />
+          <ImagePageToggle imageId={item.id} />
           <div class="detail-actions">
             <a class="button secondary" href={item.url} target="_blank" rel="noopener noreferrer">
               {t('openOriginal')}

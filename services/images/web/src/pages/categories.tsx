@@ -4,11 +4,13 @@ import { useApp } from '../app-context';
 import { usePending } from '../use-pending';
 import { EmptyState } from '../components/empty-state';
 import { FileName } from '../components/file-name';
+import { ShareAlbum } from '../components/share-album';
 
 function CategoryRow({ category, onChanged }: { category: Category; onChanged(): void }) {
   const { api, t, notify, fail, confirm } = useApp();
   const id = useId();
   const [editing, setEditing] = useState(false);
+  const [sharing, setSharing] = useState(false);
   const [name, setName] = useState(category.name);
 
   const rename = async (event: Event) => {
@@ -65,6 +67,9 @@ function CategoryRow({ category, onChanged }: { category: Category; onChanged():
       )}
       {editing ? null : (
         <div class="row-actions">
+          <button type="button" class="button secondary small" aria-label={t('shareAlbum', { name: category.name })} onClick={() => setSharing(true)}>
+            {t('share')}
+          </button>
           <button type="button" class="button secondary small" aria-label={t('renameCategory', { name: category.name })} onClick={() => setEditing(true)}>
             {t('rename')}
           </button>
@@ -75,6 +80,7 @@ function CategoryRow({ category, onChanged }: { category: Category; onChanged():
           )}
         </div>
       )}
+      {sharing ? <ShareAlbum category={category} onClose={() => setSharing(false)} /> : null}
     </li>
   );
 }

@@ -1,0 +1,101 @@
+import { createHash } from 'node:crypto';
+import type { ShareLinkState, SharedImageView } from '../sharing/sharing-service';
+
+/**
+ * The server-rendered pages of album share links (`/s/<token>`) and public image pages (`/p/<key>`):
+ * plain HTML, no script, a strict Content-Security-Policy (the one style block allowed by its hash,
+ * images from this origin and the public base URL's). Every name is user data and is escaped.
+ */
+
+const STYLE = `body{font-family:system-ui,sans-serif;margin:0;background:#f6f7f9;color:#1d2433}main{max-width:1100px;margin:0 auto;padding:24px 16px}h1{font-size:1.5rem;margin:0 0 16px}ul.grid{list-style:none;padding:0;margin:0;display:grid;grid-template-columns:repeat(auto-fill,minmax(200px,1fr));gap:12px}ul.grid li{background:#fff;border-radius:8px;overflow:hidden;box-shadow:0 1px 2px #0002}ul.grid img{display:block;width:100%;height:180px;object-fit:cover;background:#e8ebf0}ul.grid a{color:inherit;text-decoration:none;display:block}ul.grid span{display:block;padding:8px;font-size:.875rem;overflow-wrap:anywhere}figure{margin:0}figure img{max-width:100%;height:auto}label{display:block;margin-bottom:8px}input{font:inherit;padding:6px 8px}button{font:inherit;padding:6px 14px;margin-left:8px}p.error{color:#a3001b}`;
+const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
+
+export function sharePageHeaders(publicBaseUrl: string): Record<string, string> {
+  const imageOrigin = new URL(publicBaseUrl).origin;
+  return {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Content-Security-Policy': `default-src 'none'; img-src 'self' ${imageOrigin}; style-src 'sha256-${STYLE_HASH}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+    'X-Content-Type-Options': 'nosniff',
+    'Cache-Control': 'no-store',
+    'Referrer-Policy': 'no-referrer',
+  };
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+}
+
+/** Open Graph and Twitter card tags, for chat apps' link previews. */
+function previewTags(preview: { title: string; imageUrl?: string; pageUrl?: string; type: string }): string {
+  const tags: Array<[string, string, string]> = [
+    ['property', 'og:title', preview.title],
+    ['property', 'og:type', preview.type],
+  ];
+  if (preview.pageUrl) tags.push(['property', 'og:url', preview.pageUrl]);
+  if (preview.imageUrl) tags.push(['property', 'og:image', preview.imageUrl], ['name', 'twitter:card', 'summary_large_image'], ['name', 'twitter:image', preview.imageUrl]);
+  tags.push(['name', 'twitter:title', preview.title]);
+  return tags.map(([attribute, name, content]) => `<meta ${attribute}="${name}" content="${escapeHtml(content)}">`).join('\n');
+}
+
+function page(title: string, body: string, head = ''): string {
+  return `<!doctype html>
+<html lang="zh-CN">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>
+${head}<style>${STYLE}</style></head>
+<body>
+<main>
+<h1>${escapeHtml(title)}</h1>
+${body}
+</main>
+</body>
+</html>
+`;
+}
+
+export function albumPage(albumName: string, images: SharedImageView[], preview: boolean): string {
+  const head = previewTags({ title: albumName, imageUrl: images[0]?.thumbUrl, type: 'website' });
+  if (preview) return page(albumName, '<p>分享的相册</p>', head);
+  const items = images
+    .map(
+      (image) =>
+        `<li><a href="${escapeHtml(image.url)}"><img src="${escapeHtml(image.thumbUrl)}" alt="${escapeHtml(image.name)}" loading="lazy"><span><bdi>${escapeHtml(image.name)}</bdi></span></a></li>`,
+    )
+    .join('\n');
+  return page(albumName, images.length === 0 ? '<p>这个相册还没有图片。</p>' : `<p>共 ${images.length} 张图片</p>\n<ul class="grid">\n${items}\n</ul>`, head);
+}
+
+export function passwordPage(albumName: string, refusal?: 'wrong' | 'throttled'): string {
+  const error = refusal === 'wrong' ? '<p class="error" role="alert">密码错误</p>' : refusal === 'throttled' ? '<p class="error" role="alert">尝试过于频繁，请稍后再试</p>' : '';
+  return page(
+    albumName,
+    `<p>这个分享需要密码。</p>
+${error}<form method="post"><label for="share-password">密码</label><input id="share-password" name="password" type="password" required autocomplete="off"><button type="submit">查看</button></form>`,
+    previewTags({ title: albumName, type: 'website' }),
+  );
+}
+
+const GONE_TEXT: Record<Exclude<ShareLinkState, 'active'>, string> = {
+  revoked: '这个分享链接已被撤销。',
+  expired: '这个分享链接已过期。',
+  used_up: '这个分享链接的查看次数已用完。',
+};
+
+export function goneSharePage(state: Exclude<ShareLinkState, 'active'>): string {
+  return page('分享链接已失效', `<p>${GONE_TEXT[state]}</p>`);
+}
+
+export function missingSharePage(): string {
+  return page('分享链接不存在', '<p>这个分享链接不存在。</p>');
+}
+
+export function imagePage(image: SharedImageView & { pageUrl: string }): string {
+  return page(
+    image.name,
+    `<figure><a href="${escapeHtml(image.url)}"><img src="${escapeHtml(image.url)}" alt="${escapeHtml(image.name)}" width="${image.width}" height="${image.height}"></a></figure>`,
+    previewTags({ title: image.name, imageUrl: image.url, pageUrl: image.pageUrl, type: 'article' }),
+  );
+}
+
+export function missingImagePage(): string {
+  return page('图片不存在', '<p>这张图片不存在，或它的公开页已关闭。</p>');
+}
