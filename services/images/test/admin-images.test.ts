@@ -46,7 +46,7 @@ test('when a non-admin, or an admin with a token rather than a session, calls an
     expect([action, res.status, res.body]).toEqual([action, 200, { code: 1, msg: '没有权限' }]);
   }
   expect((await write('admin_purge_images', admin.token).send({ ids: [image.id] })).body).toEqual({ code: 1, msg: '请使用账号密码登录后再操作' });
-  expect(await imageRows(svc.db)).toMatchObject([{ id: image.id, status: 'stored' }]);
+  expect((await imageRows(svc.db)).map((row) => [Number(row.id), row.status])).toEqual([[image.id, 'stored']]);
   expect(await svc.db('users').whereNotNull('uploads_banned_at')).toEqual([]);
   expect(await svc.db('site_settings')).toEqual([]);
 });
@@ -163,7 +163,7 @@ test('when an admin bins then purges images of two users in bulk, then rows, fil
   });
   expect(await usedBytes(svc.db, bob.id)).toBe(0);
   expect(await usedBytes(svc.db, carol.id)).toBe(carolKept.file_size);
-  expect((await imageRows(svc.db)).map((row) => [row.id, row.status])).toEqual([[carolKept.id, 'stored']]);
+  expect((await imageRows(svc.db)).map((row) => [Number(row.id), row.status])).toEqual([[carolKept.id, 'stored']]);
   expect(await storedKeys(svc, 'bin')).toEqual([]);
   expect(await storedKeys(svc, 'public')).toHaveLength(1);
   expect((await read('admin_images', admin.session)).body.data).toMatchObject({ total: 1, list: [{ id: carolKept.id }] });
@@ -185,7 +185,7 @@ test('when an admin bans a user uploads, then their uploads are refused with the
   expect([refused.status, refused.body]).toEqual([200, { code: 1, msg: '该账号已被管理员禁止上传图片' }]);
   const refusedStatus = await request(svc.app).post(`${API}?action=upload&http_errors=1`).set('X-API-Token', bob.token).attach('file', fixtureBytes('tiny.gif'), 'x.gif');
   expect([refusedStatus.status, refusedStatus.body]).toEqual([403, { code: 1, msg: '该账号已被管理员禁止上传图片' }]);
-  expect((await imageRows(svc.db, bob.id)).map((row) => row.id)).toEqual([kept.id]);
+  expect((await imageRows(svc.db, bob.id)).map((row) => Number(row.id))).toEqual([kept.id]);
   expect(await usedBytes(svc.db, bob.id)).toBe(used);
   expect(filesIn(svc.storageDir, 'tmp')).toEqual([]);
 
