@@ -149,6 +149,9 @@ describeWithChromium('the admin images and settings tabs in Chromium', () => {
       await other.getByRole('tab', { name: '站点设置' }).click();
       const name = other.getByLabel('站点名称');
       await expect(name.inputValue()).resolves.toBe('Env 图床');
+      // The site's name is the app's name in the header and the title.
+      await expect(other.locator('.brand').textContent()).resolves.toBe('Env 图床');
+      await other.waitForFunction(() => document.title.endsWith(' · Env 图床'));
       await expect(name.getAttribute('readonly')).resolves.not.toBeNull();
       await expect(other.locator('[data-fixed-by=SITE_NAME]').textContent()).resolves.toBe('由环境变量 SITE_NAME 决定，不能在此修改');
       await expect(other.getByLabel('开放注册').isDisabled()).resolves.toBe(false);
