@@ -35,6 +35,10 @@ import type { MediaProcessor } from './media/media-processor';
 import type { Metrics } from './metrics/metrics';
 import type { Storage } from './storage/storage';
 import type { StatementWatch } from './db/statement-watch';
+import { createAdminImagesRepository } from './images/admin-images-repository';
+import { createAdminImagesService } from './images/admin-images-service';
+import { createSiteSettingsRepository } from './settings/site-settings-repository';
+import { createSiteSettings } from './settings/site-settings';
 import { createAdminService } from './users/admin-service';
 import { createProfileService } from './users/profile-service';
 import { createUserAdmin } from './users/user-admin';
@@ -72,8 +76,16 @@ export function createServices(deps: AppDeps) {
   const signer = createLinkSigner(config.thumbSigningSecret);
   const views = createImageViews({ publicBaseUrl: config.publicBaseUrl, timeZone: config.timeZone, signer });
   const files = createImageFiles(storage, logger);
-  const userAdmin = createUserAdmin({ users, credentials, vault: createTokenVault(config.tokenEncryptionKey), maxUploadBytes: config.maxUploadBytes });
+  const siteSettings = createSiteSettings({ repository: createSiteSettingsRepository(db), users, fixed: config.fixedSettings });
+  const userAdmin = createUserAdmin({
+    users,
+    credentials,
+    vault: createTokenVault(config.tokenEncryptionKey),
+    maxUploadBytes: config.maxUploadBytes,
+    defaultGroup: async () => (await siteSettings.effective()).defaultGroup,
+  });
   const bin = createBinService({ images, files, signer, clock, recycleRetentionDays: config.recycleRetentionDays });
+  const bulk = createBulkService({ bin, images, categories, logger });
   const recovery = createRecoveryService({ images, files, storage, logger, clock });
   const auth = createAuthService({
     users,
@@ -88,18 +100,20 @@ export function createServices(deps: AppDeps) {
     }),
     clock,
     sessionTtlHours: config.sessionTtlHours,
-    registration: { enabled: config.registrationEnabled, groupName: config.registrationGroup },
+    siteSettings: siteSettings.effective,
   });
   return {
     auth,
     account: createAccountService({ auth, credentials, userAdmin, formatTime: views.formatTime, publicBaseUrl: config.publicBaseUrl }),
     admin: createAdminService({ users, userAdmin, formatTime: views.formatTime }),
+    adminImages: createAdminImagesService({ images: createAdminImagesRepository(db, { timeZone: config.timeZone }), users, bulk, views }),
+    siteSettings,
     userAdmin,
     uploads: createUploadService({ images, categories, storage, files, media: deps.media, views, logger, clock }),
     listing: createListingService({ images, categories, views, recycleRetentionDays: config.recycleRetentionDays }),
     naming: createRenameService({ images, views }),
     bin,
-    bulk: createBulkService({ bin, images, categories, logger }),
+    bulk,
     recovery,
     storageMigration: createStorageMigration({ images, files, storage, recovery, logger }),
     thumbnails: createThumbnailService({ images, files, signer }),

@@ -129,11 +129,13 @@ const schema = z
       .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal characters (32 bytes, e.g. openssl rand -hex 32)')
       .optional(),
     SESSION_TTL_HOURS: intFromEnv(168, 1).pipe(z.number().max(8760, 'must be at most 8760 (a year)')),
-    REGISTRATION_ENABLED: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+    // The site settings: each one, when set, fixes its value (the admin page shows it and refuses edits).
+    SITE_NAME: z.string().trim().min(1).max(64).optional(),
+    REGISTRATION_ENABLED: z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
     DATABASE_PREPARED_STATEMENTS: z.enum(['auto', 'true', 'false'], { error: 'must be auto, true or false' }).default('auto'),
     DATABASE_POOL_MAX: intFromEnv(10, 1),
     DATABASE_MIGRATIONS: z.enum(['apply', 'verify'], { error: 'must be apply or verify' }).default('apply'),
-    REGISTRATION_GROUP: z.string().min(1).default('default'),
+    REGISTRATION_GROUP: z.string().min(1).optional(),
     SIGN_IN_ATTEMPTS_PER_ADDRESS: intFromEnv(30, 1),
     SIGN_IN_FAILURES_PER_ACCOUNT: intFromEnv(5, 1),
     REGISTRATIONS_PER_ADDRESS: intFromEnv(5, 1),
@@ -178,6 +180,13 @@ const schema = z
     }
   });
 
+/** A site setting's value as the environment fixes it; undefined: not fixed. */
+export interface FixedSiteSettings {
+  siteName: string | undefined;
+  registrationEnabled: boolean | undefined;
+  defaultGroup: string | undefined;
+}
+
 export interface ImagesConfig {
   readonly nodeEnv: string;
   readonly port: number;
@@ -202,7 +211,11 @@ export interface ImagesConfig {
   /** AES-256-GCM key (32 bytes) sealing the account tokens, which the account area shows. */
   readonly tokenEncryptionKey: Buffer;
   readonly sessionTtlHours: number;
-  readonly registrationEnabled: boolean;
+  /**
+   * The site settings the environment fixes (SITE_NAME, REGISTRATION_ENABLED, REGISTRATION_GROUP):
+   * each one set wins over what admins store; unset ones are the admins' (src/settings/site-settings.ts).
+   */
+  readonly fixedSettings: Readonly<FixedSiteSettings>;
   /**
    * The hot statements as named prepared statements on a Postgres server: true, false (unnamed, for a
    * pooler in transaction mode), or auto (named only when the service reaches Postgres without a pooler).
@@ -212,7 +225,6 @@ export interface ImagesConfig {
   readonly databasePoolMax: number;
   /** apply: migrate at start (embedded, npm start, tests); verify: refuse to start on a schema older than this build. */
   readonly migrations: 'apply' | 'verify';
-  readonly registrationGroup: string;
   /** Per 15 minutes: sign-in (and registration) attempts from one client address. */
   readonly signInAttemptsPerAddress: number;
   /** Per 15 minutes: failed sign-ins to one account name, after which it is locked for the rest of the window. */
@@ -268,11 +280,14 @@ export function loadConfig(env: Record<string, string | undefined>): ImagesConfi
     uploadMemoryBytes: value.UPLOAD_MEMORY_BYTES,
     tokenEncryptionKey: Buffer.from(value.TOKEN_ENCRYPTION_KEY ?? DEV_TOKEN_ENCRYPTION_KEY, 'hex'),
     sessionTtlHours: value.SESSION_TTL_HOURS,
-    registrationEnabled: value.REGISTRATION_ENABLED === 'true',
+    fixedSettings: Object.freeze({
+      siteName: value.SITE_NAME,
+      registrationEnabled: value.REGISTRATION_ENABLED === undefined ? undefined : value.REGISTRATION_ENABLED === 'true',
+      defaultGroup: value.REGISTRATION_GROUP,
+    }),
     preparedStatements: value.DATABASE_PREPARED_STATEMENTS === 'auto' ? 'auto' : value.DATABASE_PREPARED_STATEMENTS === 'true',
     databasePoolMax: value.DATABASE_POOL_MAX,
     migrations: value.DATABASE_MIGRATIONS,
-    registrationGroup: value.REGISTRATION_GROUP,
     signInAttemptsPerAddress: value.SIGN_IN_ATTEMPTS_PER_ADDRESS,
     signInFailuresPerAccount: value.SIGN_IN_FAILURES_PER_ACCOUNT,
     registrationsPerAddress: value.REGISTRATIONS_PER_ADDRESS,

@@ -173,7 +173,7 @@ describe('sign-in', () => {
 
 describe('registration', () => {
   test('when registration is off (the default), then register is refused and no user is made', async () => {
-    expect((await read('features')).body).toEqual({ code: 0, msg: '成功', data: { registration: false } });
+    expect((await read('features')).body).toEqual({ code: 0, msg: '成功', data: { registration: false, site_name: null } });
     expect((await write('register').send({ username: 'eve', password: 'password-123' })).body).toEqual({ code: 1, msg: '未开放注册' });
     expect(await svc.db('users')).toEqual([]);
   });
@@ -182,7 +182,7 @@ describe('registration', () => {
     const open = await openTestService({ REGISTRATION_ENABLED: 'true', REGISTRATION_GROUP: 'vip', REGISTRATIONS_PER_ADDRESS: '50' });
     try {
       const register = (username: unknown, password: unknown) => request(open.app).post(`${API}?action=register`).send({ username, password });
-      expect((await request(open.app).get(`${API}?action=features`)).body.data).toEqual({ registration: true });
+      expect((await request(open.app).get(`${API}?action=features`)).body.data).toEqual({ registration: true, site_name: null });
       const res = await register('eve', 'password-123');
       expect(res.body).toMatchObject({ code: 0, msg: '注册成功', data: { token: expect.any(String), user: { username: 'eve', is_admin: false } } });
       const profile = await request(open.app).get(`${API}?action=profile`).set('X-API-Token', res.body.data.token);

@@ -51,6 +51,7 @@ test('when an admin lists users, then each shows group, admin and disabled flags
           group: 'vip',
           is_admin: false,
           disabled: false,
+          uploads_banned: false,
           used_bytes: await usedBytes(svc.db, bob.id),
           quota_bytes: 20 * 1024 ** 3,
           max_file_size: 50 * 1024 * 1024,

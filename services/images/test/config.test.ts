@@ -76,6 +76,7 @@ describe('loadConfig', () => {
     [{ TOKEN_ENCRYPTION_KEY: 'not-hex' }, 'TOKEN_ENCRYPTION_KEY must be 64 hexadecimal characters (32 bytes, e.g. openssl rand -hex 32)'],
     [{ SESSION_TTL_HOURS: '0' }, 'SESSION_TTL_HOURS'],
     [{ REGISTRATION_ENABLED: 'yes' }, 'REGISTRATION_ENABLED must be true or false'],
+    [{ SITE_NAME: 'x'.repeat(65) }, 'SITE_NAME'],
     [{ DATABASE_PREPARED_STATEMENTS: 'off' }, 'DATABASE_PREPARED_STATEMENTS must be auto, true or false'],
     [{ DATABASE_POOL_MAX: '0' }, 'DATABASE_POOL_MAX'],
     [{ DATABASE_MIGRATIONS: 'sometimes' }, 'DATABASE_MIGRATIONS must be apply or verify'],
@@ -128,6 +129,12 @@ describe('loadConfig', () => {
       storageBackend: 'local',
       s3: { endpoint: undefined, region: 'us-east-1', bucket: 'images', prefix: '', forcePathStyle: false, credentials: undefined },
     });
+  });
+
+  test('when the site-setting variables are set, then each is fixed; unset or empty, each is left to the admins', () => {
+    expect(loadConfig({}).fixedSettings).toEqual({ siteName: undefined, registrationEnabled: undefined, defaultGroup: undefined });
+    expect(loadConfig({ SITE_NAME: '', REGISTRATION_ENABLED: '', REGISTRATION_GROUP: '' }).fixedSettings).toEqual({ siteName: undefined, registrationEnabled: undefined, defaultGroup: undefined });
+    expect(loadConfig({ SITE_NAME: ' 图床 ', REGISTRATION_ENABLED: 'false', REGISTRATION_GROUP: 'vip' }).fixedSettings).toEqual({ siteName: '图床', registrationEnabled: false, defaultGroup: 'vip' });
   });
 
   test('when production runs on the placeholder database password of .env.example, then loading refuses it', () => {

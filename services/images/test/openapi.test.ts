@@ -359,6 +359,40 @@ describe('extensions: organising, sign-in, the account area, admin', () => {
     expectEnvelope(await as(admin.session).write('admin_update_group').send({ id: group.body.data.id, keep_metadata: true }), { ...WRITE, action: 'admin_update_group' }, { code: 0, msg: '会员组已更新' });
     expectEnvelope(await as(admin.session).write('admin_update_group').send({ id: 999, quota_bytes: 1 }), { ...WRITE, action: 'admin_update_group' }, { code: 1, msg: '会员组不存在' });
   });
+
+  test('when an admin lists, bins and purges every image, bans uploads and edits the settings, then each answer matches its schema', async () => {
+    const admin = await session('root', { isAdmin: true });
+    const bob = await session('bob');
+    const as = { read: (action: string, query = '') => read(action, query).set('X-API-Token', admin.session), write: (action: string) => write(action).set('X-API-Token', admin.session) };
+    const stored = await upload(bob.token);
+    const binned = await upload(bob.token);
+    expectEnvelope(await as.write('admin_bin_images').send({ ids: [binned.id, 999] }), { ...WRITE, action: 'admin_bin_images' }, { code: 0, msg: '成功', data: { succeeded: 1, failed: 1 } });
+    expectEnvelope(await as.read('admin_images', '&username=bob'), { ...READ, action: 'admin_images' }, { code: 0, msg: '成功', data: { total: 2 } });
+    expectEnvelope(await as.read('admin_images', '&type=svg'), { ...READ, action: 'admin_images' }, { code: 1, msg: '不支持的文件类型' });
+    expectEnvelope(await as.read('admin_images', '&username=nobody'), { ...READ, action: 'admin_images' }, { code: 1, msg: '用户不存在' });
+    expectEnvelope(await read('admin_images').set('X-API-Token', bob.session), { ...READ, action: 'admin_images' }, { code: 1, msg: '没有权限' });
+    expectEnvelope(await as.write('admin_purge_images').send({ ids: [stored.id, binned.id] }), { ...WRITE, action: 'admin_purge_images' }, { code: 0, msg: '成功', data: { succeeded: 2, failed: 0 } });
+    expectEnvelope(await as.write('admin_purge_images').send({ ids: [] }), { ...WRITE, action: 'admin_purge_images' }, { code: 1, msg: '参数错误' });
+
+    expectEnvelope(await as.write('admin_ban_uploads').send({ id: bob.id, banned: true }), { ...WRITE, action: 'admin_ban_uploads' }, { code: 0, msg: '上传权限已更新', data: { uploads_banned: true } });
+    const refused = await write('upload').set('X-API-Token', bob.token).attach('file', fixture('tiny.png'));
+    expectEnvelope(refused, { ...WRITE, action: 'upload' }, { code: 1, msg: '该账号已被管理员禁止上传图片' });
+    expectEnvelope(await as.write('admin_ban_uploads').send({ id: 999, banned: false }), { ...WRITE, action: 'admin_ban_uploads' }, { code: 1, msg: '用户不存在' });
+
+    expectEnvelope(await as.read('admin_settings'), { ...READ, action: 'admin_settings' }, { code: 0, msg: '成功', data: { site_name: null } });
+    expectEnvelope(await as.write('admin_update_settings').send({ site_name: '小站', registration_enabled: true }), { ...WRITE, action: 'admin_update_settings' }, { code: 0, msg: '站点设置已保存', data: { site_name: '小站' } });
+    expectEnvelope(await as.write('admin_update_settings').send({ site_name: 'a\u0001' }), { ...WRITE, action: 'admin_update_settings' }, { code: 1, msg: '站点名称须为 1 到 64 个字符，且不能包含控制字符' });
+    expectEnvelope(await read('features'), { ...READ, action: 'features' }, { code: 0, msg: '成功', data: { registration: true, site_name: '小站' } });
+    const fixed = await openTestService({ SITE_NAME: 'Fixed' });
+    try {
+      const root = await createTestUser(fixed.db, 'root', undefined, { password: 'password-123', isAdmin: true });
+      const signedIn = await request(fixed.app).post(`${API}?action=login`).send({ username: root.name, password: 'password-123' });
+      const refusedEdit = await request(fixed.app).post(`${API}?action=admin_update_settings`).set('X-API-Token', signedIn.body.data.token).send({ site_name: 'Mine' });
+      expectEnvelope(refusedEdit, { ...WRITE, action: 'admin_update_settings' }, { code: 1, msg: '该设置由服务器环境变量决定，不能在此修改' });
+    } finally {
+      await fixed.close();
+    }
+  });
 });
 
 describe('/api/delete.php', () => {

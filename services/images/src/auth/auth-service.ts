@@ -36,7 +36,8 @@ export function createAuthService(deps: {
   limiter: SignInLimiter;
   clock: () => Date;
   sessionTtlHours: number;
-  registration: { enabled: boolean; groupName: string };
+  /** The effective site settings (settings/site-settings.ts): registration on or off, the site's name. */
+  siteSettings: () => Promise<{ registrationEnabled: boolean; siteName: string | null }>;
 }) {
   const { users, credentials, limiter } = deps;
   // Verified against when the name is unknown (or has no password), so that both take the time of a
@@ -111,19 +112,19 @@ export function createAuthService(deps: {
     },
 
     /**
-     * Self-registration (off unless configured): a user in the configured group, signed in at once.
+     * Self-registration (off unless the site settings open it): a user in the default group, signed in at once.
      * `用户名已被使用` tells a taken name apart, which a sign-up form cannot avoid; registrations are
      * limited per address more strictly than sign-ins, and a taken name costs the same work as a free one.
      */
     async register(input: { name: string; password: string; address: string }): Promise<SignedIn> {
-      if (!deps.registration.enabled) throw new AppError('registrationClosed', 200);
+      if (!(await deps.siteSettings()).registrationEnabled) throw new AppError('registrationClosed', 200);
       const byAddress = await limiter.countAttempt(input.address);
       if (!byAddress.allowed) throw throttled(byAddress);
       const registrations = await limiter.countRegistration(input.address);
       if (!registrations.allowed) throw throttled(registrations);
       let created;
       try {
-        created = await deps.userAdmin.createUser({ name: input.name, password: input.password, groupName: deps.registration.groupName });
+        created = await deps.userAdmin.createUser({ name: input.name, password: input.password });
       } catch (error) {
         if (error instanceof UserAdminError) throw userAdminRefusal(error);
         throw error;
@@ -131,8 +132,10 @@ export function createAuthService(deps: {
       return startSession((await users.findById(created.id))!);
     },
 
-    features() {
-      return { registration: deps.registration.enabled };
+    /** What the sign-in page and the header may offer and show (public). */
+    async features(): Promise<{ registration: boolean; site_name: string | null }> {
+      const settings = await deps.siteSettings();
+      return { registration: settings.registrationEnabled, site_name: settings.siteName };
     },
 
     /** Housekeeping: sessions past their expiry and sign-in counters past their window. */

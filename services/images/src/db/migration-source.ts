@@ -9,6 +9,7 @@ import * as credentialLive from '../../migrations/20261126010000_credential_live
 import * as userNameKey from '../../migrations/20261127010000_user_name_key';
 import * as deletionNonce from '../../migrations/20261127110000_deletion_nonce';
 import * as chargeUpload from '../../migrations/20261127135722_charge_upload';
+import * as adminSettings from '../../migrations/20261127203737_admin_settings';
 import * as importRecords from '../../migrations/20261127203800_import_records';
 import * as shareLinks from '../../migrations/20261127203834_share_links';
 
@@ -29,6 +30,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['20261127010000_user_name_key', userNameKey],
   ['20261127110000_deletion_nonce', deletionNonce],
   ['20261127135722_charge_upload', chargeUpload],
+  ['20261127203737_admin_settings', adminSettings],
   ['20261127203800_import_records', importRecords],
   ['20261127203834_share_links', shareLinks],
 ];

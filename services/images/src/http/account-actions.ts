@@ -14,7 +14,7 @@ export function createAccountActions(deps: { auth: AuthService; account: Account
   });
 
   return {
-    features: async () => ({ message: Messages.ok, data: auth.features() }),
+    features: async () => ({ message: Messages.ok, data: await auth.features() }),
     login: async ({ body, address }) => ({
       message: Messages.loggedIn,
       data: session(await auth.signIn({ name: bodyText(body, 'username'), password: bodyText(body, 'password'), address })),

@@ -1,8 +1,23 @@
 import { AppError } from '../errors/app-error';
 import { Messages } from '../errors/messages';
+import type { AdminImagesService } from '../images/admin-images-service';
+import { formatOfType } from '../media/media-processor';
+import type { SiteSettingsService } from '../settings/site-settings';
 import type { AdminService } from '../users/admin-service';
 import type { ActionHandler } from './actions';
-import { bodyOrQuery, bodyText, parseId, parseOptionalBoolean, parseOptionalBytes, parseOptionalId, parsePageQuery } from './image-params';
+import {
+  bodyOrQuery,
+  bodyText,
+  parseId,
+  parseIds,
+  parseOptionalBoolean,
+  parseOptionalBytes,
+  parseOptionalDay,
+  parseOptionalId,
+  parseOptionalText,
+  parsePageQuery,
+  type RawFields,
+} from './image-params';
 
 function requiredBytes(value: unknown): number {
   const bytes = parseOptionalBytes(value);
@@ -10,9 +25,53 @@ function requiredBytes(value: unknown): number {
   return bytes;
 }
 
-/** Admin users' management of users and groups (the routes admit only an admin's session). */
-export function createAdminActions(deps: { admin: AdminService }) {
-  const { admin } = deps;
+function requiredBoolean(value: unknown): boolean {
+  const flag = parseOptionalBoolean(value);
+  if (flag === undefined) throw new AppError('badParameter', 200);
+  return flag;
+}
+
+/** `type`: a format, extension or MIME type (png, jpg, image/webp); `status`: stored or binned. */
+function parseImageFilter(query: RawFields) {
+  const type = parseOptionalText(query.type, 64);
+  const format = type === undefined ? undefined : formatOfType(type);
+  if (type !== undefined && format === undefined) throw new AppError('unsupportedType', 200);
+  const status = parseOptionalText(query.status, 16);
+  if (status !== undefined && status !== 'stored' && status !== 'binned') throw new AppError('badParameter', 200);
+  const resting: 'stored' | 'binned' | undefined = status;
+  return {
+    userName: parseOptionalText(query.username, 64),
+    format,
+    status: resting,
+    minSize: parseOptionalBytes(query.min_size),
+    maxSize: parseOptionalBytes(query.max_size),
+    from: parseOptionalDay(query.from),
+    to: parseOptionalDay(query.to),
+  };
+}
+
+/** `site_name`: 1-64 characters without control characters; empty: back to none (the web app's own name). */
+function parseSiteName(value: unknown): string | null | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw new AppError('siteNameInvalid', 200);
+  const name = value.trim();
+  if (name === '') return null;
+  if ([...name].length > 64 || /\p{Cc}/u.test(name)) throw new AppError('siteNameInvalid', 200);
+  return name;
+}
+
+/** Admin users' management of users, groups, every user's images and the site settings (the routes admit only an admin's session). */
+export function createAdminActions(deps: { admin: AdminService; adminImages: AdminImagesService; siteSettings: SiteSettingsService }) {
+  const { admin, adminImages, siteSettings } = deps;
+  const settingsView = async () => {
+    const { values, fixedBy } = await siteSettings.describe();
+    return {
+      site_name: values.siteName,
+      registration_enabled: values.registrationEnabled,
+      default_group: values.defaultGroup,
+      fixed_by_env: { site_name: fixedBy.siteName, registration_enabled: fixedBy.registrationEnabled, default_group: fixedBy.defaultGroup },
+    };
+  };
   return {
     admin_users: async ({ query }) => {
       const page = parsePageQuery(query);
@@ -55,5 +114,24 @@ export function createAdminActions(deps: { admin: AdminService }) {
         keepMetadata: parseOptionalBoolean(body.keep_metadata),
       }),
     }),
+    admin_ban_uploads: async ({ body, query }) => ({
+      message: Messages.uploadsBanChanged,
+      data: await admin.setUploadsBanned(parseId(bodyOrQuery(body, query, 'id')), requiredBoolean(body.banned)),
+    }),
+    admin_images: async ({ query }) => {
+      const page = parsePageQuery(query);
+      return { message: Messages.ok, data: await adminImages.list({ ...parseImageFilter(query), page: page.page, limit: page.limit }) };
+    },
+    admin_bin_images: async ({ body, query }) => ({ message: Messages.ok, data: await adminImages.binMany(parseIds(bodyOrQuery(body, query, 'ids'))) }),
+    admin_purge_images: async ({ body, query }) => ({ message: Messages.ok, data: await adminImages.purgeMany(parseIds(bodyOrQuery(body, query, 'ids'))) }),
+    admin_settings: async () => ({ message: Messages.ok, data: await settingsView() }),
+    admin_update_settings: async ({ body }) => {
+      await siteSettings.update({
+        siteName: parseSiteName(body.site_name),
+        registrationEnabled: parseOptionalBoolean(body.registration_enabled),
+        defaultGroupId: parseOptionalId(body.default_group_id),
+      });
+      return { message: Messages.settingsSaved, data: await settingsView() };
+    },
   } satisfies Record<string, ActionHandler>;
 }

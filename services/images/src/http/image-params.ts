@@ -53,6 +53,12 @@ export const ACTIONS = {
   admin_groups: { method: 'GET', access: 'admin' },
   admin_create_group: { method: 'POST', access: 'admin' },
   admin_update_group: { method: 'POST', access: 'admin' },
+  admin_ban_uploads: { method: 'POST', access: 'admin' },
+  admin_images: { method: 'GET', access: 'admin' },
+  admin_bin_images: { method: 'POST', access: 'admin' },
+  admin_purge_images: { method: 'POST', access: 'admin' },
+  admin_settings: { method: 'GET', access: 'admin' },
+  admin_update_settings: { method: 'POST', access: 'admin' },
 } as const satisfies Record<string, { method: 'GET' | 'POST'; access: Access }>;
 
 export type ActionName = keyof typeof ACTIONS;
@@ -220,6 +226,23 @@ export function parseOptionalCount(value: unknown, max: number): number | undefi
 export function parseOptionalBytes(value: unknown): number | undefined {
   if (value === undefined || value === '') return undefined;
   return parseOr(z.union([z.string().regex(/^\s*\d{1,16}\s*$/).transform((text) => Number(text.trim())), z.number().int()]).pipe(z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)), value);
+}
+
+/** A calendar day, YYYY-MM-DD (a real one); absent or empty: none. */
+export function parseOptionalDay(value: unknown): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) throw new AppError('badParameter', 200);
+  const date = new Date(`${value}T00:00:00Z`);
+  if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value) throw new AppError('badParameter', 200);
+  return value;
+}
+
+/** An optional text (a filter's name): absent or empty after trimming means none; control characters are refused. */
+export function parseOptionalText(value: unknown, max: number): string | undefined {
+  if (value === undefined) return undefined;
+  const text = parseOr(z.string().max(max), value).trim();
+  if (/\p{Cc}/u.test(text)) throw new AppError('badParameter', 200);
+  return text === '' ? undefined : text;
 }
 
 export function parseUploadClient(value: unknown): 'sharex' | 'picgo' {

@@ -19,6 +19,8 @@ const REFUSAL_STATUS: Partial<Record<MessageKey, number>> = {
   forbidden: 403,
   accountDisabled: 403,
   registrationClosed: 403,
+  uploadsBanned: 403,
+  settingFixedByEnv: 409,
   wrongPassword: 403,
   // As Google Drive and S3 answer a user over their storage quota: the request is fine, the account may not store more.
   quotaExceeded: 403,

@@ -4,6 +4,9 @@ import type { ImageFiles } from './image-files';
 import type { ImagesRepository, Move } from './images-repository';
 import type { LinkSigner } from './link-signer';
 
+/** Whose image it is: the user's own request, or an admin acting through the owner's path. */
+type Owner = Pick<UserRow, 'id'>;
+
 const DAY_MS = 24 * 60 * 60 * 1000;
 const PURGE_BATCH = 500;
 
@@ -53,11 +56,11 @@ export function createBinService(deps: { images: ImagesRepository; files: ImageF
 
   return {
     /** Moves the image to the bin: its file leaves public/ so url and thumb_url answer 404. */
-    delete(user: UserRow, id: number): Promise<void> {
+    delete(user: Owner, id: number): Promise<void> {
       return move(user.id, id, TO_BIN);
     },
 
-    restore(user: UserRow, id: number): Promise<void> {
+    restore(user: Owner, id: number): Promise<void> {
       return move(user.id, id, FROM_BIN);
     },
 
@@ -86,7 +89,7 @@ export function createBinService(deps: { images: ImagesRepository; files: ImageF
     },
 
     /** Permanently removes one image from the user's bin and frees its bytes. */
-    async purge(user: UserRow, id: number): Promise<void> {
+    async purge(user: Owner, id: number): Promise<void> {
       if (!(await purgeImage(id, { userId: user.id }))) throw new AppError('imageNotFound', 200);
     },
 

@@ -50,10 +50,28 @@ export function createBulkService(deps: { bin: BinService; images: ImagesReposit
     return { results, succeeded, failed: results.length - succeeded };
   }
 
+  /** The owner of an image at rest, for an admin acting on anyone's image through the owner's own path. */
+  async function ownerOf(id: number): Promise<{ id: number; status: string }> {
+    const image = await deps.images.findById(id);
+    if (!image || (image.status !== 'stored' && image.status !== 'binned')) throw new AppError('imageNotFound', 200);
+    return { id: image.userId, status: image.status };
+  }
+
   return {
     deleteMany: (user: UserRow, ids: number[]) => each(ids, 'deleted', (id) => deps.bin.delete(user, id)),
     restoreMany: (user: UserRow, ids: number[]) => each(ids, 'restored', (id) => deps.bin.restore(user, id)),
     purgeMany: (user: UserRow, ids: number[]) => each(ids, 'purged', (id) => deps.bin.purge(user, id)),
+
+    /** An admin's bin of anyone's images: each as its owner's delete. */
+    binAnyones: (ids: number[]) => each(ids, 'deleted', async (id) => deps.bin.delete(await ownerOf(id), id)),
+
+    /** An admin's purge of anyone's images, stored or binned: a stored one is binned first, each as its owner's delete and purge. */
+    purgeAnyones: (ids: number[]) =>
+      each(ids, 'purged', async (id) => {
+        const owner = await ownerOf(id);
+        if (owner.status === 'stored') await deps.bin.delete(owner, id);
+        await deps.bin.purge(owner, id);
+      }),
 
     /** Moves the user's images into one of the user's categories (`分类不存在` for the whole request otherwise). */
     async moveMany(user: UserRow, ids: number[], categoryId: number): Promise<BulkOutcome> {

@@ -179,6 +179,7 @@ export function createUploadService(deps: UploadServiceDeps) {
           if (replay) return { image: replay, replayed: true, madeThumbnail: false };
           claimedKey = request.idempotencyKey;
         }
+        if (user.uploadsBanned) throw new AppError('uploadsBanned', 200);
         const categoryId = await resolveCategory(user, request.categoryId);
         // Early answers from the lookup, before the media work; the rules themselves are
         // charge_upload's, applied to the stored bytes (which may differ from the upload's) as they are charged.

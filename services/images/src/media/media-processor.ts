@@ -59,6 +59,13 @@ export function mimeTypeOfExtension(extension: string): string {
   return Object.values(FORMAT_DETAILS).find((details) => details.extension === extension)?.mimeType ?? 'application/octet-stream';
 }
 
+/** The stored format a type names: a format (jpeg), an extension (jpg) or a MIME type (image/jpeg), any case; undefined for none. */
+export function formatOfType(type: string): ImageFormat | undefined {
+  const wanted = type.trim().toLowerCase();
+  const found = Object.entries(FORMAT_DETAILS).find(([format, details]) => wanted === format || wanted === details.extension || wanted === details.mimeType);
+  return found?.[0] as ImageFormat | undefined;
+}
+
 /** HEIC needs an HEVC decoder, which libvips has only when built with one (sharp's prebuilt one is not). */
 export function canDecodeHeic(): boolean {
   return sharp.format.heif?.input.fileSuffix?.includes('.heic') ?? false;

@@ -19,6 +19,7 @@ export function createAdminService(deps: { users: UsersRepository; userAdmin: Us
     group: user.groupName,
     is_admin: user.isAdmin,
     disabled: user.disabled,
+    uploads_banned: user.uploadsBanned,
     used_bytes: user.usedBytes,
     quota_bytes: user.quotaBytes,
     max_file_size: user.maxFileSize,
@@ -77,6 +78,12 @@ export function createAdminService(deps: { users: UsersRepository; userAdmin: Us
         }
         return userView(await userAdmin.updateUser(id, { groupName, isAdmin: changes.isAdmin, disabled: changes.disabled }));
       });
+    },
+
+    /** Bans the user's uploads (or lifts the ban): they can still sign in, list and delete. */
+    async setUploadsBanned(id: number, banned: boolean) {
+      if (!(await users.setUploadsBanned(id, banned))) throw new AppError('userNotFound', 200);
+      return userView((await users.findById(id))!);
     },
 
     async listGroups() {

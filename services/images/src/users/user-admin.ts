@@ -3,6 +3,7 @@ import { hashPassword, isAcceptablePassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_L
 import { isValidUserName } from './user-name';
 import type { GroupRow, UserRow, UsersRepository } from './users-repository';
 
+/** The group that exists from the start and keeps its name; new users' group unless the site settings choose another. */
 export const DEFAULT_GROUP = 'default';
 export const DEFAULT_CATEGORY_NAME = '默认分类';
 const GROUP_NAME = /^[\w.-]{1,64}$/;
@@ -63,7 +64,14 @@ export class UserAdminError extends Error {
  * Users, their account tokens and the membership groups: the one place for their rules, used by the
  * admin CLI, the admin API, registration and the demo.
  */
-export function createUserAdmin(deps: { users: UsersRepository; credentials: AccountTokenStore; vault: AccountTokenVault; maxUploadBytes: number }) {
+export function createUserAdmin(deps: {
+  users: UsersRepository;
+  credentials: AccountTokenStore;
+  vault: AccountTokenVault;
+  maxUploadBytes: number;
+  /** The group of a user created without one (the site setting; DEFAULT_GROUP when omitted). */
+  defaultGroup?: () => Promise<string>;
+}) {
   const { users, credentials, vault } = deps;
 
   function checkGroupName(name: string): void {
@@ -116,7 +124,7 @@ export function createUserAdmin(deps: { users: UsersRepository; credentials: Acc
       const name = input.name.trim();
       if (!isValidUserName(name)) throw new UserAdminError('name-invalid', 'user name must be 1-64 letters, digits or _.@-');
       const hash = await passwordHash(input.password);
-      const groupName = input.groupName ?? DEFAULT_GROUP;
+      const groupName = input.groupName ?? (deps.defaultGroup ? await deps.defaultGroup() : DEFAULT_GROUP);
       const group = await users.findGroupByName(groupName);
       if (!group) throw new UserAdminError('group-missing', `group ${groupName} does not exist`);
       const taken = () => new UserAdminError('name-taken', `user ${name} already exists`);

@@ -13,6 +13,8 @@ export interface UserRow {
   keepMetadata: boolean;
   isAdmin: boolean;
   disabled: boolean;
+  /** An admin banned the user's uploads: they can still sign in, list and delete. */
+  uploadsBanned: boolean;
   hasPassword: boolean;
   createdAt: Date;
 }
@@ -49,6 +51,7 @@ export const userColumns = [
   'g.keep_metadata',
   'u.is_admin',
   'u.disabled_at',
+  'u.uploads_banned_at',
   'u.password_hash',
   'u.created_at',
 ];
@@ -65,6 +68,7 @@ export function toUser(row: Record<string, unknown>): UserRow {
     keepMetadata: Boolean(row.keep_metadata),
     isAdmin: Boolean(row.is_admin),
     disabled: row.disabled_at !== null && row.disabled_at !== undefined,
+    uploadsBanned: row.uploads_banned_at !== null && row.uploads_banned_at !== undefined,
     hasPassword: row.password_hash !== null && row.password_hash !== undefined,
     createdAt: row.created_at as Date,
   };
@@ -187,6 +191,12 @@ export function createUsersRepository(db: Db) {
         await trx('users').where({ id: userId }).update({ disabled_at: disabled ? trx.fn.now() : null });
         if (disabled) await trx('credentials').where({ user_id: userId, kind: 'session' }).delete();
       });
+    },
+
+    /** Bans (or allows again) the user's uploads; false when there is no such user. */
+    async setUploadsBanned(userId: number, banned: boolean): Promise<boolean> {
+      const changed = await db('users').where({ id: userId }).update({ uploads_banned_at: banned ? db.fn.now() : null });
+      return changed > 0;
     },
 
     async countActiveAdmins(): Promise<number> {

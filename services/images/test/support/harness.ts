@@ -100,7 +100,7 @@ export async function openTestService(
     bucket,
     runHousekeeping: service.runHousekeeping,
     async reset() {
-      await service.db.raw('TRUNCATE idempotency_keys, images, categories, credentials, sign_in_limits, users, import_records RESTART IDENTITY CASCADE');
+      await service.db.raw('TRUNCATE idempotency_keys, images, categories, credentials, sign_in_limits, users, import_records, site_settings RESTART IDENTITY CASCADE');
       await service.db('groups').whereNotIn('name', ['default', 'vip']).delete();
       await service.db('groups').where({ name: 'default' }).update({ max_file_size: 10 * MIB, quota_bytes: 1024 * MIB });
       await service.db('groups').where({ name: 'vip' }).update({ max_file_size: 50 * MIB, quota_bytes: 20 * 1024 * MIB });

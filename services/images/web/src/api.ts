@@ -127,10 +127,46 @@ export interface AdminUser {
   group: string;
   is_admin: boolean;
   disabled: boolean;
+  uploads_banned: boolean;
   used_bytes: number;
   quota_bytes: number;
   max_file_size: number;
   create_time: string;
+}
+
+export interface AdminImage {
+  id: number;
+  original_name: string;
+  user_id: number;
+  username: string;
+  format: string;
+  mime_type: string;
+  file_size: number;
+  width: number;
+  height: number;
+  status: 'stored' | 'binned';
+  url: string | null;
+  thumb_url: string;
+  create_time: string;
+}
+
+/** A type, not an interface: it is sent as request parameters. */
+export type AdminImageFilter = {
+  username?: string;
+  type?: string;
+  status?: 'stored' | 'binned';
+  min_size?: number;
+  max_size?: number;
+  from?: string;
+  to?: string;
+};
+
+/** The site settings in effect; `fixed_by_env` names the variable that fixes each one (null: editable). */
+export interface SiteSettings {
+  site_name: string | null;
+  registration_enabled: boolean;
+  default_group: string;
+  fixed_by_env: { site_name: string | null; registration_enabled: string | null; default_group: string | null };
 }
 
 export interface Group {
@@ -233,7 +269,7 @@ export function createApiClient(options: ApiClientOptions) {
   const post = <T>(action: string, params?: Params) => send<T>('POST', action, params);
 
   return {
-    features: () => get<{ registration: boolean }>('features'),
+    features: () => get<{ registration: boolean; site_name: string | null }>('features'),
     login: (username: string, password: string) => post<SignedIn>('login', { username, password }).then((a) => a.data),
     register: (username: string, password: string) => post<SignedIn>('register', { username, password }).then((a) => a.data),
     logout: () => post<undefined>('logout'),
@@ -294,6 +330,13 @@ export function createApiClient(options: ApiClientOptions) {
     adminCreateUser: (input: { username: string; password: string; group_id?: number; is_admin?: boolean }) => post<AdminUser>('admin_create_user', input).then((a) => a.data),
     adminUpdateUser: (id: number, changes: { group_id?: number; is_admin?: boolean; disabled?: boolean; password?: string }) =>
       post<AdminUser>('admin_update_user', { id, ...changes }).then((a) => a.data),
+    adminBanUploads: (id: number, banned: boolean) => post<AdminUser>('admin_ban_uploads', { id, banned }).then((a) => a.data),
+    adminImages: (query: { page: number; limit: number } & AdminImageFilter) => get<Page<AdminImage>>('admin_images', query),
+    adminBinImages: (ids: number[]) => post<BulkOutcome>('admin_bin_images', { ids }).then((a) => a.data),
+    adminPurgeImages: (ids: number[]) => post<BulkOutcome>('admin_purge_images', { ids }).then((a) => a.data),
+    adminSettings: () => get<SiteSettings>('admin_settings'),
+    adminUpdateSettings: (changes: { site_name?: string; registration_enabled?: boolean; default_group_id?: number }) =>
+      post<SiteSettings>('admin_update_settings', changes).then((a) => a.data),
     adminGroups: () => get<{ list: Group[] }>('admin_groups').then((data) => data.list),
     adminCreateGroup: (input: { name: string; max_file_size: number; quota_bytes: number; keep_metadata: boolean }) => post<Group>('admin_create_group', input).then((a) => a.data),
     adminUpdateGroup: (id: number, changes: { name?: string; max_file_size?: number; quota_bytes?: number; keep_metadata?: boolean }) => post<Group>('admin_update_group', { id, ...changes }).then((a) => a.data),

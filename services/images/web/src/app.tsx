@@ -100,10 +100,20 @@ export function App({ api, sessions, storage }: { api: ApiClient; sessions: Sess
     [storage],
   );
 
+  // The site's name, when an admin (or SITE_NAME) set one; otherwise the app's own, in the chosen language.
+  const [siteName, setSiteName] = useState<string | null>(null);
+  useEffect(() => {
+    api.features().then(
+      (features) => setSiteName(features.site_name),
+      () => undefined,
+    );
+  }, [api]);
+  const appName = siteName ?? t('appName');
+
   useEffect(() => {
     document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
-    document.title = `${t(TITLES[route])} · ${t('appName')}`;
-  }, [lang, route, t]);
+    document.title = `${t(TITLES[route])} · ${appName}`;
+  }, [lang, route, t, appName]);
 
   // Signed-out visitors see the sign-in page; signed-in ones never do.
   const needsSession = route !== 'sign-in' && route !== 'register' && route !== 'not-found';
@@ -167,7 +177,7 @@ export function App({ api, sessions, storage }: { api: ApiClient; sessions: Sess
         <div class="topbar-inner">
           <a class="brand" href={hrefOf('gallery')} onClick={followLink}>
             <span class="brand-mark" aria-hidden="true" />
-            <span>{t('appName')}</span>
+            <span>{appName}</span>
           </a>
           {session ? (
             <nav class="nav" aria-label={t('mainNav')}>

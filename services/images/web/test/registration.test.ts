@@ -51,7 +51,7 @@ describeWithChromium('registration in Chromium', () => {
     // The page asks the service whether registration is open; wait for that answer before looking.
     const features = page.waitForResponse((response) => response.url().includes('action=features'));
     await page.goto(`${platform.baseUrl}/app/register`);
-    expect(await (await features).json()).toEqual({ code: 0, msg: '成功', data: { registration: false } });
+    expect(await (await features).json()).toEqual({ code: 0, msg: '成功', data: { registration: false, site_name: null } });
     await page.getByRole('heading', { name: '登录' }).waitFor();
     expect(await page.getByRole('link', { name: '注册' }).count()).toBe(0);
     await context.close();

@@ -2,26 +2,29 @@ import { useCallback, useEffect, useId, useState } from 'preact/hooks';
 import type { Group } from '../api';
 import { useApp } from '../app-context';
 import { GroupsPanel } from './admin-panels/groups-panel';
+import { ImagesPanel } from './admin-panels/images-panel';
+import { SettingsPanel } from './admin-panels/settings-panel';
 import { UsersPanel } from './admin-panels/users-panel';
+
+type Tab = 'users' | 'groups' | 'images' | 'settings';
+const TABS: Tab[] = ['users', 'groups', 'images', 'settings'];
 
 export function AdminPage() {
   const { api, t, fail } = useApp();
   const id = useId();
-  const [tab, setTab] = useState<'users' | 'groups'>('users');
+  const [tab, setTab] = useState<Tab>('users');
   const [groups, setGroups] = useState<Group[]>([]);
   const loadGroups = useCallback(() => api.adminGroups().then(setGroups, fail), [api, fail]);
   useEffect(() => {
     void loadGroups();
   }, [loadGroups]);
 
-  const tabs: Array<{ key: 'users' | 'groups'; label: string }> = [
-    { key: 'users', label: t('usersTab') },
-    { key: 'groups', label: t('groupsTab') },
-  ];
+  const labels: Record<Tab, string> = { users: t('usersTab'), groups: t('groupsTab'), images: t('imagesTab'), settings: t('settingsTab') };
+  const tabs = TABS.map((key) => ({ key, label: labels[key] }));
   // Arrow keys move between tabs, as the ARIA tabs pattern expects.
   const onTabKey = (event: KeyboardEvent) => {
     if (event.key !== 'ArrowRight' && event.key !== 'ArrowLeft') return;
-    const next = tab === 'users' ? 'groups' : 'users';
+    const next = TABS[(TABS.indexOf(tab) + (event.key === 'ArrowRight' ? 1 : TABS.length - 1)) % TABS.length]!;
     setTab(next);
     document.getElementById(`${id}-tab-${next}`)?.focus();
   };
@@ -52,7 +55,11 @@ export function AdminPage() {
         ))}
       </div>
       <div id={`${id}-panel`} role="tabpanel" aria-labelledby={`${id}-tab-${tab}`} class="tab-panel">
-        {tab === 'users' ? <UsersPanel groups={groups} /> : <GroupsPanel groups={groups} onChanged={loadGroups} />}
+        {/* Every change that moves users between groups reloads the groups, so their user counts stay current. */}
+        {tab === 'users' ? <UsersPanel groups={groups} onChanged={loadGroups} /> : null}
+        {tab === 'groups' ? <GroupsPanel groups={groups} onChanged={loadGroups} /> : null}
+        {tab === 'images' ? <ImagesPanel /> : null}
+        {tab === 'settings' ? <SettingsPanel groups={groups} /> : null}
       </div>
     </section>
   );

@@ -7,8 +7,11 @@ import { UsageBar } from '../../components/usage-bar';
 
 const USERS_PER_PAGE = 20;
 
-/** The admin's users tab: create a user, search the users page by page, change a user's group, admin role or state. */
-export function UsersPanel({ groups }: { groups: Group[] }) {
+/**
+ * The admin's users tab: create a user, search the users page by page, change a user's group, admin
+ * role, state or upload ban. `onChanged` follows each change of group membership (the groups' counts).
+ */
+export function UsersPanel({ groups, onChanged }: { groups: Group[]; onChanged(): void }) {
   const { api, session, t, notify, fail, confirm } = useApp();
   const id = useId();
   const [keyword, setKeyword] = useState('');
@@ -52,6 +55,7 @@ export function UsersPanel({ groups }: { groups: Group[] }) {
         setPassword('');
         setIsAdmin(false);
         void load();
+        onChanged();
       } catch (error) {
         fail(error);
       }
@@ -61,6 +65,18 @@ export function UsersPanel({ groups }: { groups: Group[] }) {
   const change = async (user: AdminUser, changes: { group_id?: number; is_admin?: boolean; disabled?: boolean }) => {
     try {
       const updated = await api.adminUpdateUser(user.id, changes);
+      setUsers((list) => list?.map((item) => (item.id === updated.id ? updated : item)) ?? null);
+      notify(t('userUpdated', { name: updated.username }), 'success');
+      if (changes.group_id !== undefined) onChanged();
+    } catch (error) {
+      fail(error);
+    }
+  };
+
+  const setBan = async (user: AdminUser, banned: boolean) => {
+    if (banned && !(await confirm(t('confirmBanUploads', { name: user.username }), { confirmLabel: t('banUploads'), danger: true }))) return;
+    try {
+      const updated = await api.adminBanUploads(user.id, banned);
       setUsers((list) => list?.map((item) => (item.id === updated.id ? updated : item)) ?? null);
       notify(t('userUpdated', { name: updated.username }), 'success');
     } catch (error) {
@@ -165,7 +181,10 @@ export function UsersPanel({ groups }: { groups: Group[] }) {
                     <td class="usage-cell">
                       <UsageBar used={user.used_bytes} quota={user.quota_bytes} compact label={`${t('usage')} ${user.username}`} />
                     </td>
-                    <td>{user.disabled ? <span class="status-badge error">{t('disabled')}</span> : <span class="status-badge success">{t('active')}</span>}</td>
+                    <td>
+                      {user.disabled ? <span class="status-badge error">{t('disabled')}</span> : <span class="status-badge success">{t('active')}</span>}
+                      {user.uploads_banned ? <span class="status-badge error">{t('uploadsBanned')}</span> : null}
+                    </td>
                     <td class="nowrap small-text">{user.create_time}</td>
                     <td class="nowrap">
                       <button
@@ -189,6 +208,14 @@ export function UsersPanel({ groups }: { groups: Group[] }) {
                         }}
                       >
                         {user.disabled ? t('enable') : t('disable')}
+                      </button>
+                      <button
+                        type="button"
+                        class={user.uploads_banned ? 'button secondary small' : 'button danger-ghost small'}
+                        aria-label={`${user.uploads_banned ? t('allowUploads') : t('banUploads')} ${user.username}`}
+                        onClick={() => setBan(user, !user.uploads_banned)}
+                      >
+                        {user.uploads_banned ? t('allowUploads') : t('banUploads')}
                       </button>
                     </td>
                   </tr>
