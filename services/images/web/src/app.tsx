@@ -15,6 +15,7 @@ import { SignInPage } from './pages/sign-in';
 import { UploadPage } from './pages/upload';
 import { followLink, hrefOf, navigate, useRoute, type RouteName } from './router';
 import type { SessionStore } from './session';
+import { useTheme } from './theme';
 import { createUploadQueue } from './upload-queue';
 
 interface Notice {
@@ -57,6 +58,7 @@ export function App({ api, sessions, storage }: { api: ApiClient; sessions: Sess
   const route = useRoute();
   const [session, setSession] = useState(sessions.get());
   const [lang, setLangState] = useState<Lang>(() => savedLang(storage));
+  const { theme, toggle: toggleTheme } = useTheme(storage);
   const [notices, setNotices] = useState<Notice[]>([]);
   const [pending, setPending] = useState<PendingConfirm | null>(null);
   const nextNotice = useRef(1);
@@ -187,6 +189,10 @@ export function App({ api, sessions, storage }: { api: ApiClient; sessions: Sess
           )}
           <div class="topbar-tools">
             {session && route !== 'upload' ? <UploadStatus /> : null}
+            <button type="button" class="button ghost small theme-toggle" aria-pressed={theme === 'dark'} onClick={toggleTheme}>
+              <span class="theme-icon" aria-hidden="true" />
+              <span class="visually-hidden">{t('darkMode')}</span>
+            </button>
             <button type="button" class="button ghost small" lang={lang === 'zh' ? 'en' : 'zh-CN'} aria-label={t('switchLanguageLabel')} onClick={() => setLang(lang === 'zh' ? 'en' : 'zh')}>
               {t('switchLanguage')}
             </button>

@@ -14,6 +14,7 @@ export const en: Record<MessageKey, string> = {
   navAdmin: 'Admin',
   switchLanguage: '中文',
   switchLanguageLabel: '切换到中文',
+  darkMode: 'Dark mode',
   signOut: 'Sign out',
   signedInAs: 'Signed in as {name}',
   loading: 'Loading…',

@@ -12,6 +12,7 @@ export const zh = {
   navAdmin: '管理',
   switchLanguage: 'English',
   switchLanguageLabel: 'Switch to English',
+  darkMode: '深色模式',
   signOut: '退出登录',
   signedInAs: '已登录：{name}',
   loading: '加载中…',
