@@ -103,6 +103,8 @@ export function createServices(deps: AppDeps) {
     categories: createCategoriesService({ categories, formatTime: views.formatTime }),
     profile: createProfileService({ users, recycleRetentionDays: config.recycleRetentionDays }),
     formatTime: views.formatTime,
+    /** The IANA zone of every time the API answers (`YYYY-MM-DD HH:MM:SS`, no offset): TIME_ZONE. */
+    timeZone: config.timeZone,
   };
 }
 

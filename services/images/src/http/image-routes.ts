@@ -34,6 +34,7 @@ export type ImageRoutesDeps = Parameters<typeof createImageActions>[0] &
     metrics: Metrics;
     maxUploadBytes: number;
     formatTime: (date: Date) => string;
+    timeZone: string;
     clock: () => Date;
   };
 

@@ -13,6 +13,8 @@ export interface SignedIn {
   token: string;
   expire_time: string;
   user: SessionUser;
+  /** The zone of the API's times (absent in a session kept from before the service said). */
+  time_zone?: string;
 }
 
 export interface ImageLinks {

@@ -4,6 +4,7 @@ import { useApp } from '../app-context';
 import { formatBytes } from '../format';
 import { FileName } from './file-name';
 import { LinkFields } from './link-fields';
+import { LocalTime } from './local-time';
 import { Modal } from './modal';
 import { RenameField } from './rename-field';
 
@@ -32,7 +33,9 @@ export function ImageDetail({ item, onClose, onDelete, onRenamed }: { item: Imag
             </div>
             <div>
               <dt>{t('uploadedAt')}</dt>
-              <dd>{item.create_time}</dd>
+              <dd>
+                <LocalTime value={item.create_time} />
+              </dd>
             </div>
           </dl>
           <LinkFields links={item.links} withThumbnail />

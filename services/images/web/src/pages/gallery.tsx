@@ -5,6 +5,7 @@ import { EmptyState } from '../components/empty-state';
 import { FileName } from '../components/file-name';
 import { CopyAllLinks } from '../components/copy-all-links';
 import { ImageDetail } from '../components/image-detail';
+import { LocalTime } from '../components/local-time';
 import { formatBytes } from '../format';
 import { followLink, hrefOf } from '../router';
 
@@ -247,7 +248,9 @@ export function GalleryPage() {
                   <FileName name={item.original_name} class="card-name" />
                   <span class="card-meta">
                     <span class="nowrap">{formatBytes(item.file_size)}</span>
-                    <span class="nowrap">{item.create_time.slice(0, 10)}</span>
+                    <span class="nowrap">
+                      <LocalTime value={item.create_time} dateOnly />
+                    </span>
                   </span>
                 </span>
               </button>

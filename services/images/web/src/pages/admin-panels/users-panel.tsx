@@ -3,6 +3,7 @@ import type { AdminUser, Group } from '../../api';
 import { useApp } from '../../app-context';
 import { usePending } from '../../use-pending';
 import { EmptyState } from '../../components/empty-state';
+import { LocalTime } from '../../components/local-time';
 import { UsageBar } from '../../components/usage-bar';
 
 const USERS_PER_PAGE = 20;
@@ -166,7 +167,9 @@ export function UsersPanel({ groups }: { groups: Group[] }) {
                       <UsageBar used={user.used_bytes} quota={user.quota_bytes} compact label={`${t('usage')} ${user.username}`} />
                     </td>
                     <td>{user.disabled ? <span class="status-badge error">{t('disabled')}</span> : <span class="status-badge success">{t('active')}</span>}</td>
-                    <td class="nowrap small-text">{user.create_time}</td>
+                    <td class="nowrap small-text">
+                      <LocalTime value={user.create_time} />
+                    </td>
                     <td class="nowrap">
                       <button
                         type="button"
