@@ -1,5 +1,7 @@
+import { Fragment } from 'preact';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, type ApiClient } from './api';
+import type { Connection } from './connection';
 import { AppContext, type AppContextValue, type NoticeKind } from './app-context';
 import { Modal } from './components/modal';
 import { UploadStatus } from './components/upload-status';
@@ -54,8 +56,10 @@ const NAV: Array<{ route: 'upload' | 'gallery' | 'bin' | 'categories' | 'account
   { route: 'admin', label: 'navAdmin', adminOnly: true },
 ];
 
-export function App({ api, sessions, storage }: { api: ApiClient; sessions: SessionStore; storage: Storage | null }) {
+export function App({ api, sessions, storage, connection }: { api: ApiClient; sessions: SessionStore; storage: Storage | null; connection: Connection }) {
   const route = useRoute();
+  const [link, setLink] = useState(connection.get());
+  useEffect(() => connection.subscribe(() => setLink(connection.get())), [connection]);
   const [session, setSession] = useState(sessions.get());
   const [lang, setLangState] = useState<Lang>(() => savedLang(storage));
   const { theme, toggle: toggleTheme } = useTheme(storage);
@@ -212,8 +216,14 @@ export function App({ api, sessions, storage }: { api: ApiClient; sessions: Sess
           </div>
         </div>
       </header>
+      {link.online ? null : (
+        <div class="connection-lost" role="alert">
+          {t('connectionLost')}
+        </div>
+      )}
       <main id="main" ref={mainRef} tabIndex={-1} class={session ? 'main' : 'main centered'}>
-        {page}
+        {/* Loaded afresh when the connection comes back after its data failed to load. */}
+        <Fragment key={link.reloads}>{page}</Fragment>
       </main>
       <div class="notices" role="status" aria-live="polite">
         {notices.map((notice) => (

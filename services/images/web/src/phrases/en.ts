@@ -30,6 +30,7 @@ export const en: Record<MessageKey, string> = {
   notFoundTitle: 'Page not found',
   notFoundText: 'There is no page at this address.',
   backToGallery: 'Back to the gallery',
+  connectionLost: 'The connection is lost. The page loads again once you are back online.',
   sessionEnded: 'Your session has ended; please sign in again',
 
   signInTitle: 'Sign in',

@@ -63,5 +63,7 @@ export const serviceMessagesEn: Record<string, string> = {
   '服务器存储空间不足，请稍后重试': 'The server is out of storage; try again later',
   服务器内部错误: 'Internal server error',
   '服务暂时不可用，请稍后重试': 'The service is unavailable; try again later',
+  // said by the app itself (api.ts CONNECTION_LOST_MESSAGE)
+  '网络连接已断开，请检查网络后重试': 'The connection is lost; check your network and try again',
   '服务响应超时，请稍后重试': 'The service timed out; try again later',
 };

@@ -28,6 +28,7 @@ export const zh = {
   notFoundTitle: '页面不存在',
   notFoundText: '这个地址没有页面。',
   backToGallery: '返回图库',
+  connectionLost: '网络连接已断开。恢复连接后会自动重新加载。',
   sessionEnded: '登录已失效，请重新登录',
 
   signInTitle: '登录',
