@@ -1,13 +1,16 @@
 import { useCallback, useEffect, useId, useState } from 'preact/hooks';
 import type { Group } from '../api';
 import { useApp } from '../app-context';
+import { setUrlQuery, useUrlQuery } from '../router';
 import { GroupsPanel } from './admin-panels/groups-panel';
 import { UsersPanel } from './admin-panels/users-panel';
 
 export function AdminPage() {
   const { api, t, fail } = useApp();
   const id = useId();
-  const [tab, setTab] = useState<'users' | 'groups'>('users');
+  // The tab is in the URL (?tab=groups), so a reload or a shared link opens it.
+  const tab: 'users' | 'groups' = useUrlQuery().get('tab') === 'groups' ? 'groups' : 'users';
+  const setTab = (next: 'users' | 'groups') => setUrlQuery({ tab: next === 'groups' ? next : null });
   const [groups, setGroups] = useState<Group[]>([]);
   const loadGroups = useCallback(() => api.adminGroups().then(setGroups, fail), [api, fail]);
   useEffect(() => {

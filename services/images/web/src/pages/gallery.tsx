@@ -7,7 +7,7 @@ import { CopyAllLinks } from '../components/copy-all-links';
 import { ImageDetail } from '../components/image-detail';
 import { LocalTime } from '../components/local-time';
 import { formatBytes } from '../format';
-import { followLink, hrefOf } from '../router';
+import { followLink, hrefOf, setUrlQuery, useUrlQuery } from '../router';
 
 const PAGE_SIZE = 40;
 
@@ -20,9 +20,15 @@ export function GalleryPage() {
   const { api, t, said, notify, fail, confirm } = useApp();
   const id = useId();
   const [categories, setCategories] = useState<Category[]>([]);
-  const [keyword, setKeyword] = useState('');
-  const [query, setQuery] = useState('');
-  const [categoryId, setCategoryId] = useState<number | undefined>(undefined);
+  // The search, the category and how many pages are loaded are in the URL (?q=&category=&page=), so a
+  // reload or a shared link shows the same; the open image (?image=) is a history entry Back closes.
+  const url = useUrlQuery();
+  const [keyword, setKeyword] = useState(() => url.get('q') ?? '');
+  const [query, setQuery] = useState(() => keyword.trim());
+  const [categoryId, setCategoryId] = useState<number | undefined>(() => Number(url.get('category')) || undefined);
+  /** Pages to load again after a reload (the URL's page), until the first search or filter change. */
+  const restorePages = useRef(Math.max(1, Math.min(50, Number(url.get('page')) || 1)));
+  const wantedImage = Number(url.get('image')) || null;
   const [items, setItems] = useState<ImageItem[]>([]);
   const [total, setTotal] = useState(0);
   const [page, setPage] = useState(0);
@@ -31,6 +37,9 @@ export function GalleryPage() {
   const [selected, setSelected] = useState<Set<number>>(new Set());
   const [moveTarget, setMoveTarget] = useState<number | undefined>(undefined);
   const [detail, setDetail] = useState<ImageItem | null>(null);
+  const openDetail = (item: ImageItem) => setUrlQuery({ image: String(item.id) }, { push: true, state: { detail: true } });
+  // Back undoes the entry the opening made; a detail opened by a link (no such entry) just leaves the URL.
+  const closeDetail = () => ((history.state as { detail?: boolean } | null)?.detail ? history.back() : setUrlQuery({ image: null }));
   const generation = useRef(0);
   const sentinel = useRef<HTMLDivElement>(null);
 
@@ -65,10 +74,36 @@ export function GalleryPage() {
     [api, query, categoryId, said],
   );
 
+  const firstLoad = useRef(true);
   useEffect(() => {
     setSelected(new Set());
+    if (!firstLoad.current) restorePages.current = 1;
+    firstLoad.current = false;
     void load(1);
   }, [load]);
+
+  // After a reload: the pages the URL says were loaded.
+  useEffect(() => {
+    if (page === 0 || loading || loadError) return;
+    if (page < restorePages.current && items.length < total) void load(page + 1);
+    else restorePages.current = 1;
+  }, [page, items.length, total, loading, loadError, load]);
+
+  // A new search or category starts at page 1 at once (the page count of the old one is not its own).
+  const lastFilter = useRef(`${query}|${categoryId}`);
+  useEffect(() => {
+    if (page === 0) return;
+    const filter = `${query}|${categoryId}`;
+    const pages = filter === lastFilter.current ? Math.max(page, restorePages.current) : 1;
+    lastFilter.current = filter;
+    setUrlQuery({ q: query || null, category: categoryId ? String(categoryId) : null, page: pages > 1 ? String(pages) : null });
+  }, [query, categoryId, page]);
+
+  // The detail follows the URL: opened by its entry (or a shared link, once the image is loaded), closed by Back.
+  useEffect(() => {
+    if (wantedImage === null) setDetail(null);
+    else if (detail?.id !== wantedImage) setDetail(items.find((item) => item.id === wantedImage) ?? null);
+  }, [wantedImage, items, detail]);
 
   const hasMore = items.length < total;
   // Infinite scroll: the next page loads as the end of the grid comes into view (the button does the same by hand).
@@ -104,7 +139,7 @@ export function GalleryPage() {
       removeFromView(done);
       if (done.length > 0) notify(t('movedToBin', { n: done.length }), 'success');
       if (outcome.failed > 0) notify(t('someFailed', { n: outcome.failed, msg: said(firstFailure(outcome)) }), 'error');
-      if (detail && done.includes(detail.id)) setDetail(null);
+      if (detail && done.includes(detail.id)) closeDetail();
       void loadCategories();
     } catch (error) {
       fail(error);
@@ -239,7 +274,7 @@ export function GalleryPage() {
               <button
                 type="button"
                 class="card-open"
-                onClick={() => setDetail(item)}
+                onClick={() => openDetail(item)}
               >
                 <span class="card-thumb">
                   <img src={item.thumb_url} alt={item.original_name} loading="lazy" decoding="async" />
@@ -279,7 +314,7 @@ export function GalleryPage() {
         <ImageDetail
           key={detail.id}
           item={detail}
-          onClose={() => setDetail(null)}
+          onClose={closeDetail}
           onRenamed={(renamed) => {
             setDetail(renamed);
             setItems((list) => list.map((have) => (have.id === renamed.id ? renamed : have)));
