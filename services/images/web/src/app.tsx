@@ -16,6 +16,7 @@ import { NotFoundPage } from './pages/not-found';
 import { SignInPage } from './pages/sign-in';
 import { UploadPage } from './pages/upload';
 import { followLink, hrefOf, navigate, useRoute, type RouteName } from './router';
+import { keepDraft, restoreDraft, returnPathOf, signInHrefFrom } from './resume';
 import type { SessionStore } from './session';
 import { useTheme } from './theme';
 import { createUploadQueue } from './upload-queue';
@@ -67,6 +68,8 @@ export function App({ api, sessions, storage, connection }: { api: ApiClient; se
   const [pending, setPending] = useState<PendingConfirm | null>(null);
   const nextNotice = useRef(1);
   const hadSession = useRef(session !== null);
+  /** Why the next sign-in redirect happens: the session ended (say so, come back after), or the user signed out (start afresh). */
+  const leaving = useRef<'ended' | 'signed-out' | null>(null);
   const mainRef = useRef<HTMLElement>(null);
 
   const uploads = useMemo(() => createUploadQueue(api), [api]);
@@ -88,14 +91,19 @@ export function App({ api, sessions, storage, connection }: { api: ApiClient; se
     () =>
       sessions.subscribe(() => {
         const next = sessions.get();
-        // The service stopped accepting the credential (expired, reset, signed out elsewhere).
-        if (next === null && hadSession.current) notify(t('sessionEnded'), 'info');
+        // The service stopped accepting the credential (expired, reset, signed out elsewhere): what
+        // was typed on this page is kept for when the user is back (the sign-in page says why).
+        if (next === null && hadSession.current) {
+          leaving.current = 'ended';
+          const user = session?.user.username;
+          if (user) keepDraft(mainRef.current, user, location.pathname + location.search);
+        }
         hadSession.current = next !== null;
         // Another user's queue is not this one's: it stops with the session.
         if (next === null) uploads.reset();
         setSession(next);
       }),
-    [sessions, notify, t, uploads],
+    [sessions, session, uploads],
   );
 
   const setLang = useCallback(
@@ -113,10 +121,17 @@ export function App({ api, sessions, storage, connection }: { api: ApiClient; se
 
   // Signed-out visitors see the sign-in page; signed-in ones never do.
   const needsSession = route !== 'sign-in' && route !== 'register' && route !== 'not-found';
+  // The sign-in URL keeps where the visitor was (not after signing out), and signing in goes back there.
   useEffect(() => {
-    if (!session && needsSession) navigate(hrefOf('sign-in'), { replace: true });
-    else if (session && (route === 'sign-in' || route === 'register')) navigate(hrefOf('gallery'), { replace: true });
+    if (!session && needsSession) {
+      const why = leaving.current;
+      leaving.current = null;
+      navigate(why === 'signed-out' ? hrefOf('sign-in') : signInHrefFrom(location.pathname + location.search, why === 'ended'), { replace: true });
+    } else if (session && (route === 'sign-in' || route === 'register')) navigate(returnPathOf(location.search), { replace: true });
   }, [session, needsSession, route]);
+
+  // Back after the session ended: what was typed there is put back as the page's fields appear.
+  useEffect(() => (session ? restoreDraft(mainRef.current, session.user.username, location.pathname + location.search) : undefined), [session, route]);
 
   // After a page change, focus moves to the new page's content, as a full page load would put it.
   const firstRender = useRef(true);
@@ -135,6 +150,7 @@ export function App({ api, sessions, storage, connection }: { api: ApiClient; se
 
   const signOut = async () => {
     hadSession.current = false;
+    leaving.current = 'signed-out';
     try {
       await api.logout();
     } catch {
@@ -146,6 +162,9 @@ export function App({ api, sessions, storage, connection }: { api: ApiClient; se
   const page = (() => {
     if (route === 'not-found') return <NotFoundPage />;
     if (!session) return route === 'register' ? <SignInPage mode="register" /> : <SignInPage mode="sign-in" />;
+    // Signed in on the sign-in page: nothing until the redirect to where the user was (a page mounted
+    // now would read the sign-in URL's query as its own).
+    if (route === 'sign-in' || route === 'register') return null;
     switch (route) {
       case 'upload':
         return <UploadPage />;

@@ -41,6 +41,8 @@ export function useUrlQuery(): URLSearchParams {
   useEffect(() => {
     const update = () => setSearch(location.search);
     window.addEventListener('popstate', update);
+    // A change between the first render and this listener (a redirect in the same update) is caught here.
+    update();
     return () => window.removeEventListener('popstate', update);
   }, []);
   return useMemo(() => new URLSearchParams(search), [search]);
