@@ -6,6 +6,7 @@ import { FileName } from '../components/file-name';
 import { CopyAllLinks } from '../components/copy-all-links';
 import { ImageDetail } from '../components/image-detail';
 import { LocalTime } from '../components/local-time';
+import { categoryName } from '../category-name';
 import { formatBytes } from '../format';
 import { followLink, hrefOf, setUrlQuery, useUrlQuery } from '../router';
 
@@ -152,7 +153,7 @@ export function GalleryPage() {
     try {
       const outcome = await api.move(ids, target);
       const done = outcome.results.filter((result) => result.ok).map((result) => result.id);
-      if (done.length > 0) notify(t('movedImages', { n: done.length, name: category.name }), 'success');
+      if (done.length > 0) notify(t('movedImages', { n: done.length, name: categoryName(category, t) }), 'success');
       if (outcome.failed > 0) notify(t('someFailed', { n: outcome.failed, msg: said(firstFailure(outcome)) }), 'error');
       // Out of a filtered view when they left its category.
       if (categoryId !== undefined && categoryId !== target) removeFromView(done);
@@ -196,7 +197,7 @@ export function GalleryPage() {
             <option value="">{t('allCategories')}</option>
             {categories.map((category) => (
               <option key={category.id} value={category.id}>
-                {category.name} ({category.image_count})
+                {categoryName(category, t)} ({category.image_count})
               </option>
             ))}
           </select>
@@ -222,7 +223,7 @@ export function GalleryPage() {
                 <option value="">{t('moveTo')}…</option>
                 {categories.map((category) => (
                   <option key={category.id} value={category.id}>
-                    {category.name}
+                    {categoryName(category, t)}
                   </option>
                 ))}
               </select>

@@ -135,6 +135,7 @@ export const en: Record<MessageKey, string> = {
   newCategory: 'New category name',
   createCategory: 'Create category',
   categoryCreated: 'Created category “{name}”',
+  defaultCategoryName: 'Default category',
   defaultCategory: 'Default',
   rename: 'Rename',
   renameCategory: 'Rename “{name}”',

@@ -133,6 +133,7 @@ export const zh = {
   newCategory: '新分类名称',
   createCategory: '创建分类',
   categoryCreated: '已创建分类「{name}」',
+  defaultCategoryName: '默认分类',
   defaultCategory: '默认',
   rename: '重命名',
   renameCategory: '重命名「{name}」',
