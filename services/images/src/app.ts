@@ -135,6 +135,8 @@ export function createServices(deps: AppDeps) {
     }),
     formatTime: views.formatTime,
     imageUrl: views.imageUrl,
+    /** The IANA zone of every time the API answers (`YYYY-MM-DD HH:MM:SS`, no offset): TIME_ZONE. */
+    timeZone: config.timeZone,
   };
 }
 

@@ -53,7 +53,7 @@ describe('sign-in', () => {
     expect(res.body).toEqual({
       code: 0,
       msg: '登录成功',
-      data: { token: expect.stringMatching(/^[\w-]{43}$/), expire_time: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/), user: { id: user.id, username: 'alice', is_admin: false } },
+      data: { token: expect.stringMatching(/^[\w-]{43}$/), expire_time: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/), user: { id: user.id, username: 'alice', is_admin: false }, time_zone: 'Asia/Shanghai' },
     });
     const session = res.body.data.token as string;
     expect(session).not.toBe(user.token);

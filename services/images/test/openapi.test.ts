@@ -166,7 +166,7 @@ describe('POST /api/image.php', () => {
     const cases: Array<[string, (user: { id: number; token: string }) => Promise<request.Response>, string]> = [
       ['no token', () => write('upload').attach('file', fixture('tiny.png')), '请先登录'],
       ['no file part', (user) => write('upload').set('X-API-Token', user.token).field('category_id', '1'), '请选择要上传的文件'],
-      ['an empty file', (user) => write('upload').set('X-API-Token', user.token).attach('file', Buffer.alloc(0), 'empty.png'), '请选择要上传的文件'],
+      ['an empty file', (user) => write('upload').set('X-API-Token', user.token).attach('file', Buffer.alloc(0), 'empty.png'), '文件为空（0 字节），请选择有内容的图片'],
       [
         'a truncated multipart body',
         (user) =>

@@ -390,7 +390,7 @@ describe('bad input', () => {
   test.each([
     ['no file field', (r: request.Test) => r.field('category_id', '1'), '请选择要上传的文件'],
     ['a wrong field name', (r: request.Test) => r.attach('image', fixture('tiny.png')), '请选择要上传的文件'],
-    ['an empty file', (r: request.Test) => r.attach('file', Buffer.alloc(0), 'empty.jpg'), '请选择要上传的文件'],
+    ['an empty file', (r: request.Test) => r.attach('file', Buffer.alloc(0), 'empty.jpg'), '文件为空（0 字节），请选择有内容的图片'],
     ['a JSON body', (r: request.Test) => r.send({ file: 'abc' }), '请选择要上传的文件'],
     ['a urlencoded body', (r: request.Test) => r.type('form').send('file=abc'), '请选择要上传的文件'],
     ['two files', (r: request.Test) => r.attach('file', fixture('tiny.png')).attach('file', fixture('tiny.png')), '参数错误'],

@@ -1,4 +1,30 @@
-import { defineConfig } from 'vite';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { defineConfig, type Plugin } from 'vite';
+
+/**
+ * theme-boot.js as a blocking classic script first in <head>, so the theme chosen in this browser is
+ * set before the first paint. A file (the CSP refuses inline scripts) under assets/ with a content
+ * hash in its name, like every other script the page loads.
+ */
+function themeBoot(): Plugin {
+  const source = readFileSync(fileURLToPath(new URL('./src/theme-boot.js', import.meta.url)), 'utf8');
+  const fileName = `assets/theme-boot-${createHash('sha256').update(source).digest('hex').slice(0, 8)}.js`;
+  let serving = false;
+  return {
+    name: 'theme-boot',
+    configResolved(config) {
+      serving = config.command === 'serve';
+    },
+    generateBundle() {
+      this.emitFile({ type: 'asset', fileName, source });
+    },
+    transformIndexHtml() {
+      return [{ tag: 'script', attrs: { src: serving ? '/app/src/theme-boot.js' : `/app/${fileName}` }, injectTo: 'head' }];
+    },
+  };
+}
 
 /**
  * The image web app, served at /app/ by nginx and by `npm start`'s front door from `dist/`.
@@ -7,6 +33,7 @@ import { defineConfig } from 'vite';
  */
 export default defineConfig({
   base: '/app/',
+  plugins: [themeBoot()],
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   build: {
     outDir: 'dist',

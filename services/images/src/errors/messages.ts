@@ -35,6 +35,7 @@ export const Messages = {
   quotaExceeded: '存储空间不足',
   unsupportedType: '不支持的文件类型',
   noFile: '请选择要上传的文件',
+  emptyFile: '文件为空（0 字节），请选择有内容的图片',
   badParameter: '参数错误',
   categoryNotFound: '分类不存在',
   categoryExists: '分类已存在',

@@ -5,12 +5,14 @@ import type { ActionHandler } from './actions';
 import { bodyOrQuery, bodyText, parseId, parseTokenName, parseUploadClient } from './image-params';
 
 /** Sign-in, registration and the account area's actions (the routes check who may call them). */
-export function createAccountActions(deps: { auth: AuthService; account: AccountService; formatTime: (date: Date) => string }) {
+export function createAccountActions(deps: { auth: AuthService; account: AccountService; formatTime: (date: Date) => string; timeZone: string }) {
   const { auth, account } = deps;
   const session = (signedIn: SignedIn) => ({
     token: signedIn.token,
     expire_time: deps.formatTime(signedIn.expiresAt),
     user: { id: signedIn.user.id, username: signedIn.user.name, is_admin: signedIn.user.isAdmin },
+    // The zone of every time the API answers, so that a client can show them in its own.
+    time_zone: deps.timeZone,
   });
 
   return {

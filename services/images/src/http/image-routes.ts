@@ -36,6 +36,7 @@ export type ImageRoutesDeps = Parameters<typeof createImageActions>[0] &
     metrics: Metrics;
     maxUploadBytes: number;
     formatTime: (date: Date) => string;
+    timeZone: string;
     clock: () => Date;
   };
 
@@ -62,7 +63,8 @@ export function createImageRoutes(deps: ImageRoutesDeps): express.Router {
   async function receiveAndStore(req: Request, res: Response, receipt: ReturnType<UploadReceiver['upload']>): Promise<StoredUpload> {
     const { principal, body } = await authenticate.upload(req, res, receipt);
     const idempotencyKey = parseIdempotencyKey(req.get('idempotency-key'));
-    if (!body.file || body.file.size === 0) throw new AppError('noFile', 200);
+    if (!body.file) throw new AppError('noFile', 200);
+    if (body.file.size === 0) throw new AppError('emptyFile', 200);
     const categoryId = parseOptionalId(body.fields.category_id ?? req.query.category_id);
     return deps.uploads.upload({ principal, file: body.file, categoryId, idempotencyKey });
   }

@@ -13,6 +13,8 @@ export interface SignedIn {
   token: string;
   expire_time: string;
   user: SessionUser;
+  /** The zone of the API's times (absent in a session kept from before the service said). */
+  time_zone?: string;
 }
 
 export interface ImageLinks {
@@ -191,8 +193,10 @@ export class ApiError extends Error {
 
 /** The service's answer when a credential is missing, wrong, revoked or expired. */
 export const SIGNED_OUT_MESSAGE = '请先登录';
-/** Said by the client itself when nothing readable came back. */
+/** Said by the client itself when the answer was unreadable (a proxy's error page, a cut-off answer). */
 export const UNREACHABLE_MESSAGE = '服务暂时不可用，请稍后重试';
+/** Said by the client itself when no answer came at all: the browser is offline or the network failed. */
+export const CONNECTION_LOST_MESSAGE = '网络连接已断开，请检查网络后重试';
 
 type Params = Record<string, string | number | boolean | number[] | undefined>;
 
@@ -231,6 +235,8 @@ export interface ApiClientOptions {
   token(): string | null;
   /** Called when the service no longer accepts the credential (expired, signed out elsewhere, token reset). */
   onSignedOut(): void;
+  /** Called for each request: whether an answer came (false: no answer at all), and whether it was a GET (a page's data). */
+  onConnection?(answered: boolean, load: boolean): void;
 }
 
 export function createApiClient(options: ApiClientOptions) {
@@ -242,6 +248,13 @@ export function createApiClient(options: ApiClientOptions) {
     const token = options.token();
     return token ? { 'X-API-Token': token } : {};
   };
+
+  /** No answer at all: the connection is lost (not the service failing). */
+  const lost = (load: boolean) => {
+    options.onConnection?.(false, load);
+    return new ApiError(CONNECTION_LOST_MESSAGE, 'network');
+  };
+  const answered = () => options.onConnection?.(true, false);
 
   function settle<T>(envelope: Envelope<T>, sentToken: string | null): { msg: string; data: T } {
     if (envelope.code !== 0) {
@@ -260,8 +273,9 @@ export function createApiClient(options: ApiClientOptions) {
           ? await fetch(endpoint(action, params), { headers: headers(), cache: 'no-store' })
           : await fetch(endpoint(action), { method: 'POST', headers: { ...headers(), 'Content-Type': 'application/x-www-form-urlencoded' }, body: encode(params) });
     } catch {
-      throw new ApiError(UNREACHABLE_MESSAGE, 'network');
+      throw lost(method === 'GET');
     }
+    answered();
     return settle(readEnvelope<T>(response.status, await response.text()), sentToken);
   }
 
@@ -313,8 +327,9 @@ export function createApiClient(options: ApiClientOptions) {
           body: encode({ client }),
         });
       } catch {
-        throw new ApiError(UNREACHABLE_MESSAGE, 'network');
+        throw lost(false);
       }
+      answered();
       const disposition = response.headers.get('Content-Disposition') ?? '';
       if (!response.ok || !/attachment/i.test(disposition)) {
         settle(readEnvelope(response.status, await response.text()), sentToken);
@@ -356,13 +371,14 @@ export function createApiClient(options: ApiClientOptions) {
           if (event.lengthComputable) input.onProgress(event.loaded, event.total);
         };
         xhr.onload = () => {
+          answered();
           try {
             resolve(settle(readEnvelope<UploadResult>(xhr.status, xhr.responseText), sentToken).data);
           } catch (error) {
             reject(error);
           }
         };
-        xhr.onerror = () => reject(new ApiError(UNREACHABLE_MESSAGE, 'network'));
+        xhr.onerror = () => reject(lost(false));
         xhr.onabort = () => reject(new ApiError('aborted', 'network'));
         const form = new FormData();
         if (input.categoryId !== undefined) form.append('category_id', String(input.categoryId));

@@ -1,5 +1,7 @@
+import { Fragment } from 'preact';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, type ApiClient } from './api';
+import type { Connection } from './connection';
 import { AppContext, type AppContextValue, type NoticeKind } from './app-context';
 import { Modal } from './components/modal';
 import { UploadStatus } from './components/upload-status';
@@ -14,7 +16,9 @@ import { NotFoundPage } from './pages/not-found';
 import { SignInPage } from './pages/sign-in';
 import { UploadPage } from './pages/upload';
 import { followLink, hrefOf, navigate, useRoute, type RouteName } from './router';
+import { keepDraft, restoreDraft, returnPathOf, signInHrefFrom } from './resume';
 import type { SessionStore } from './session';
+import { useTheme } from './theme';
 import { createUploadQueue } from './upload-queue';
 
 interface Notice {
@@ -53,14 +57,19 @@ const NAV: Array<{ route: 'upload' | 'gallery' | 'bin' | 'categories' | 'account
   { route: 'admin', label: 'navAdmin', adminOnly: true },
 ];
 
-export function App({ api, sessions, storage }: { api: ApiClient; sessions: SessionStore; storage: Storage | null }) {
+export function App({ api, sessions, storage, connection }: { api: ApiClient; sessions: SessionStore; storage: Storage | null; connection: Connection }) {
   const route = useRoute();
+  const [link, setLink] = useState(connection.get());
+  useEffect(() => connection.subscribe(() => setLink(connection.get())), [connection]);
   const [session, setSession] = useState(sessions.get());
   const [lang, setLangState] = useState<Lang>(() => savedLang(storage));
+  const { theme, toggle: toggleTheme } = useTheme(storage);
   const [notices, setNotices] = useState<Notice[]>([]);
   const [pending, setPending] = useState<PendingConfirm | null>(null);
   const nextNotice = useRef(1);
   const hadSession = useRef(session !== null);
+  /** Why the next sign-in redirect happens: the session ended (say so, come back after), or the user signed out (start afresh). */
+  const leaving = useRef<'ended' | 'signed-out' | null>(null);
   const mainRef = useRef<HTMLElement>(null);
 
   const uploads = useMemo(() => createUploadQueue(api), [api]);
@@ -82,14 +91,19 @@ export function App({ api, sessions, storage }: { api: ApiClient; sessions: Sess
     () =>
       sessions.subscribe(() => {
         const next = sessions.get();
-        // The service stopped accepting the credential (expired, reset, signed out elsewhere).
-        if (next === null && hadSession.current) notify(t('sessionEnded'), 'info');
+        // The service stopped accepting the credential (expired, reset, signed out elsewhere): what
+        // was typed on this page is kept for when the user is back (the sign-in page says why).
+        if (next === null && hadSession.current) {
+          leaving.current = 'ended';
+          const user = session?.user.username;
+          if (user) keepDraft(mainRef.current, user, location.pathname + location.search);
+        }
         hadSession.current = next !== null;
         // Another user's queue is not this one's: it stops with the session.
         if (next === null) uploads.reset();
         setSession(next);
       }),
-    [sessions, notify, t, uploads],
+    [sessions, session, uploads],
   );
 
   const setLang = useCallback(
@@ -117,10 +131,17 @@ export function App({ api, sessions, storage }: { api: ApiClient; sessions: Sess
 
   // Signed-out visitors see the sign-in page; signed-in ones never do.
   const needsSession = route !== 'sign-in' && route !== 'register' && route !== 'not-found';
+  // The sign-in URL keeps where the visitor was (not after signing out), and signing in goes back there.
   useEffect(() => {
-    if (!session && needsSession) navigate(hrefOf('sign-in'), { replace: true });
-    else if (session && (route === 'sign-in' || route === 'register')) navigate(hrefOf('gallery'), { replace: true });
+    if (!session && needsSession) {
+      const why = leaving.current;
+      leaving.current = null;
+      navigate(why === 'signed-out' ? hrefOf('sign-in') : signInHrefFrom(location.pathname + location.search, why === 'ended'), { replace: true });
+    } else if (session && (route === 'sign-in' || route === 'register')) navigate(returnPathOf(location.search), { replace: true });
   }, [session, needsSession, route]);
+
+  // Back after the session ended: what was typed there is put back as the page's fields appear.
+  useEffect(() => (session ? restoreDraft(mainRef.current, session.user.username, location.pathname + location.search) : undefined), [session, route]);
 
   // After a page change, focus moves to the new page's content, as a full page load would put it.
   const firstRender = useRef(true);
@@ -139,6 +160,7 @@ export function App({ api, sessions, storage }: { api: ApiClient; sessions: Sess
 
   const signOut = async () => {
     hadSession.current = false;
+    leaving.current = 'signed-out';
     try {
       await api.logout();
     } catch {
@@ -150,6 +172,9 @@ export function App({ api, sessions, storage }: { api: ApiClient; sessions: Sess
   const page = (() => {
     if (route === 'not-found') return <NotFoundPage />;
     if (!session) return route === 'register' ? <SignInPage mode="register" /> : <SignInPage mode="sign-in" />;
+    // Signed in on the sign-in page: nothing until the redirect to where the user was (a page mounted
+    // now would read the sign-in URL's query as its own).
+    if (route === 'sign-in' || route === 'register') return null;
     switch (route) {
       case 'upload':
         return <UploadPage />;
@@ -197,6 +222,10 @@ export function App({ api, sessions, storage }: { api: ApiClient; sessions: Sess
           )}
           <div class="topbar-tools">
             {session && route !== 'upload' ? <UploadStatus /> : null}
+            <button type="button" class="button ghost small theme-toggle" aria-pressed={theme === 'dark'} onClick={toggleTheme}>
+              <span class="theme-icon" aria-hidden="true" />
+              <span class="visually-hidden">{t('darkMode')}</span>
+            </button>
             <button type="button" class="button ghost small" lang={lang === 'zh' ? 'en' : 'zh-CN'} aria-label={t('switchLanguageLabel')} onClick={() => setLang(lang === 'zh' ? 'en' : 'zh')}>
               {t('switchLanguage')}
             </button>
@@ -216,8 +245,14 @@ export function App({ api, sessions, storage }: { api: ApiClient; sessions: Sess
           </div>
         </div>
       </header>
+      {link.online ? null : (
+        <div class="connection-lost" role="alert">
+          {t('connectionLost')}
+        </div>
+      )}
       <main id="main" ref={mainRef} tabIndex={-1} class={session ? 'main' : 'main centered'}>
-        {page}
+        {/* Loaded afresh when the connection comes back after its data failed to load. */}
+        <Fragment key={link.reloads}>{page}</Fragment>
       </main>
       <div class="notices" role="status" aria-live="polite">
         {notices.map((notice) => (

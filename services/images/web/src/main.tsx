@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import { createApiClient } from './api';
 import { App } from './app';
+import { createConnection } from './connection';
 import { createSessionStore } from './session';
 import './styles.css';
 
@@ -14,9 +15,11 @@ function localStore(): Storage | null {
 
 const storage = localStore();
 const sessions = createSessionStore(storage);
+const connection = createConnection();
 const api = createApiClient({
   token: () => sessions.get()?.token ?? null,
   onSignedOut: () => sessions.clear(),
+  onConnection: (answered, load) => (answered ? connection.reached() : connection.lost(load)),
 });
 
-render(<App api={api} sessions={sessions} storage={storage} />, document.getElementById('app')!);
+render(<App api={api} sessions={sessions} storage={storage} connection={connection} />, document.getElementById('app')!);

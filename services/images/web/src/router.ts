@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 
 /** The app lives under /app/; each page is a path below it (nginx and the front door answer every one with index.html). */
 export const BASE = '/app/';
@@ -28,11 +28,38 @@ export function routeOf(pathname: string): RouteName {
   return found ?? 'not-found';
 }
 
-export function navigate(href: string, options: { replace?: boolean } = {}): void {
+export function navigate(href: string, options: { replace?: boolean; state?: unknown } = {}): void {
   if (href === location.pathname + location.search) return;
-  if (options.replace) history.replaceState(null, '', href);
-  else history.pushState(null, '', href);
+  if (options.replace) history.replaceState(options.state ?? null, '', href);
+  else history.pushState(options.state ?? null, '', href);
   window.dispatchEvent(new PopStateEvent('popstate'));
+}
+
+/** The current URL's query, read again on every history change: a page's state kept in its URL (reload and share keep it). */
+export function useUrlQuery(): URLSearchParams {
+  const [search, setSearch] = useState(() => location.search);
+  useEffect(() => {
+    const update = () => setSearch(location.search);
+    window.addEventListener('popstate', update);
+    // A change between the first render and this listener (a redirect in the same update) is caught here.
+    update();
+    return () => window.removeEventListener('popstate', update);
+  }, []);
+  return useMemo(() => new URLSearchParams(search), [search]);
+}
+
+/**
+ * Changes parameters of the current URL (null or '' removes one). It replaces the history entry
+ * (typing a search makes no entries), or with `push` adds one (`state` marks it) for Back to undo.
+ */
+export function setUrlQuery(changes: Record<string, string | null>, options: { push?: boolean; state?: unknown } = {}): void {
+  const params = new URLSearchParams(location.search);
+  for (const [name, value] of Object.entries(changes)) {
+    if (value === null || value === '') params.delete(name);
+    else params.set(name, value);
+  }
+  const search = params.toString();
+  navigate(location.pathname + (search ? `?${search}` : ''), { replace: !options.push, state: options.push ? options.state : history.state });
 }
 
 export function useRoute(): RouteName {

@@ -252,7 +252,7 @@ describeWithChromium('the image web app in Chromium', () => {
     await page.waitForURL('**/app/bin');
     const row = page.locator('.bin-item', { has: page.locator('.bin-name', { hasText: '团队合影.png' }) });
     await row.waitFor();
-    await expect(row.textContent()).resolves.toMatch(/彻底删除于\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}/);
+    await expect(row.textContent()).resolves.toMatch(/彻底删除于\d{4}-\d{2}-\d{2} \d{2}:\d{2} (UTC|GMT[+-]\d+(:\d{2})?)/);
     await expectAccessible();
     await shot('bin');
 

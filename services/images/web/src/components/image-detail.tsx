@@ -5,6 +5,7 @@ import { formatBytes } from '../format';
 import { FileName } from './file-name';
 import { ImagePageToggle } from './image-page-toggle';
 import { LinkFields } from './link-fields';
+import { LocalTime } from './local-time';
 import { Modal } from './modal';
 import { RenameField } from './rename-field';
 
@@ -33,7 +34,9 @@ export function ImageDetail({ item, onClose, onDelete, onRenamed }: { item: Imag
             </div>
             <div>
               <dt>{t('uploadedAt')}</dt>
-              <dd>{item.create_time}</dd>
+              <dd>
+                <LocalTime value={item.create_time} />
+              </dd>
             </div>
           </dl>
           <LinkFields links={item.links} withThumbnail />

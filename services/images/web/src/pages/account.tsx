@@ -5,6 +5,7 @@ import { usePending } from '../use-pending';
 import { CopyButton } from '../components/copy-button';
 import { EmptyState } from '../components/empty-state';
 import { FileName } from '../components/file-name';
+import { useTimes } from '../components/local-time';
 import { UsageBar } from '../components/usage-bar';
 import { formatBytes } from '../format';
 
@@ -14,6 +15,7 @@ function mask(token: string): string {
 
 function TokenCard() {
   const { api, t, notify, fail, confirm } = useApp();
+  const times = useTimes();
   const id = useId();
   const [token, setToken] = useState<AccountToken | null>(null);
   const [shown, setShown] = useState(false);
@@ -57,7 +59,7 @@ function TokenCard() {
         </div>
       )}
       <div class="card-foot">
-        {token?.create_time ? <span class="muted small-text">{t('tokenCreatedAt', { time: token.create_time })}</span> : <span />}
+        {token?.create_time ? <span class="muted small-text">{t('tokenCreatedAt', { time: times(token.create_time) })}</span> : <span />}
         <button type="button" class="button danger-ghost small" onClick={reset}>
           {t('resetToken')}
         </button>
@@ -68,6 +70,7 @@ function TokenCard() {
 
 function NamedTokensCard() {
   const { api, t, notify, fail, confirm } = useApp();
+  const times = useTimes();
   const id = useId();
   const [tokens, setTokens] = useState<NamedToken[] | null>(null);
   const [name, setName] = useState('');
@@ -137,7 +140,7 @@ function NamedTokensCard() {
               <div>
                 <FileName name={token.name} class="token-name" />
                 <span class="muted small-text">
-                  {t('tokenCreatedAt', { time: token.create_time })} · {t('lastUsed')}: {token.last_used_time ?? t('neverUsed')}
+                  {t('tokenCreatedAt', { time: times(token.create_time) })} · {t('lastUsed')}: {token.last_used_time ? times(token.last_used_time) : t('neverUsed')}
                 </span>
               </div>
               <button type="button" class="button danger-ghost small" aria-label={`${t('revoke')} ${token.name}`} onClick={() => revoke(token)}>

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useId, useState } from 'preact/hooks';
 import type { Group } from '../api';
 import { useApp } from '../app-context';
+import { setUrlQuery, useUrlQuery } from '../router';
 import { GroupsPanel } from './admin-panels/groups-panel';
 import { ImagesPanel } from './admin-panels/images-panel';
 import { SettingsPanel } from './admin-panels/settings-panel';
@@ -12,7 +13,10 @@ const TABS: Tab[] = ['users', 'groups', 'images', 'settings'];
 export function AdminPage() {
   const { api, t, fail } = useApp();
   const id = useId();
-  const [tab, setTab] = useState<Tab>('users');
+  // The tab is in the URL (?tab=groups), so a reload or a shared link opens it.
+  const queried = useUrlQuery().get('tab');
+  const tab: Tab = TABS.includes(queried as Tab) ? (queried as Tab) : 'users';
+  const setTab = (next: Tab) => setUrlQuery({ tab: next === 'users' ? null : next });
   const [groups, setGroups] = useState<Group[]>([]);
   const loadGroups = useCallback(() => api.adminGroups().then(setGroups, fail), [api, fail]);
   useEffect(() => {

@@ -3,6 +3,7 @@ import type { BinItem, BulkOutcome } from '../api';
 import { useApp } from '../app-context';
 import { EmptyState } from '../components/empty-state';
 import { FileName } from '../components/file-name';
+import { LocalTime } from '../components/local-time';
 import { formatBytes } from '../format';
 
 const PAGE_SIZE = 100;
@@ -149,13 +150,15 @@ export function BinPage() {
                   <span class="muted small-text bin-meta">
                     <span class="nowrap">{formatBytes(item.file_size)}</span>
                     <span class="nowrap">
-                      {t('deletedAt')} {item.delete_time}
+                      {t('deletedAt')} <LocalTime value={item.delete_time} />
                     </span>
                   </span>
                 </div>
                 <div class="bin-purge">
                   <span class="muted small-text">{t('purgeAt')}</span>
-                  <span class="small-text">{item.purge_time}</span>
+                  <span class="small-text">
+                    <LocalTime value={item.purge_time} />
+                  </span>
                 </div>
                 <div class="row-actions">
                   <button type="button" class="button secondary small" disabled={busy} onClick={() => restore([item.id])}>

@@ -3,6 +3,7 @@ import type { Category } from '../api';
 import { useApp } from '../app-context';
 import { usePending } from '../use-pending';
 import { EmptyState } from '../components/empty-state';
+import { categoryName } from '../category-name';
 import { FileName } from '../components/file-name';
 import { ShareAlbum } from '../components/share-album';
 
@@ -60,7 +61,7 @@ function CategoryRow({ category, onChanged }: { category: Category; onChanged():
         </form>
       ) : (
         <div class="category-main">
-          <FileName name={category.name} class="category-name" />
+          <FileName name={categoryName(category, t)} class="category-name" />
           {category.is_default ? <span class="badge">{t('defaultCategory')}</span> : null}
           <span class="muted small-text">{t('images', { n: category.image_count })}</span>
         </div>

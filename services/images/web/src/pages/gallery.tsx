@@ -5,8 +5,10 @@ import { EmptyState } from '../components/empty-state';
 import { FileName } from '../components/file-name';
 import { CopyAllLinks } from '../components/copy-all-links';
 import { ImageDetail } from '../components/image-detail';
+import { LocalTime } from '../components/local-time';
+import { categoryName } from '../category-name';
 import { formatBytes } from '../format';
-import { followLink, hrefOf } from '../router';
+import { followLink, hrefOf, setUrlQuery, useUrlQuery } from '../router';
 
 const PAGE_SIZE = 40;
 
@@ -19,9 +21,15 @@ export function GalleryPage() {
   const { api, t, said, notify, fail, confirm } = useApp();
   const id = useId();
   const [categories, setCategories] = useState<Category[]>([]);
-  const [keyword, setKeyword] = useState('');
-  const [query, setQuery] = useState('');
-  const [categoryId, setCategoryId] = useState<number | undefined>(undefined);
+  // The search, the category and how many pages are loaded are in the URL (?q=&category=&page=), so a
+  // reload or a shared link shows the same; the open image (?image=) is a history entry Back closes.
+  const url = useUrlQuery();
+  const [keyword, setKeyword] = useState(() => url.get('q') ?? '');
+  const [query, setQuery] = useState(() => keyword.trim());
+  const [categoryId, setCategoryId] = useState<number | undefined>(() => Number(url.get('category')) || undefined);
+  /** Pages to load again after a reload (the URL's page), until the first search or filter change. */
+  const restorePages = useRef(Math.max(1, Math.min(50, Number(url.get('page')) || 1)));
+  const wantedImage = Number(url.get('image')) || null;
   const [items, setItems] = useState<ImageItem[]>([]);
   const [total, setTotal] = useState(0);
   const [page, setPage] = useState(0);
@@ -30,6 +38,9 @@ export function GalleryPage() {
   const [selected, setSelected] = useState<Set<number>>(new Set());
   const [moveTarget, setMoveTarget] = useState<number | undefined>(undefined);
   const [detail, setDetail] = useState<ImageItem | null>(null);
+  const openDetail = (item: ImageItem) => setUrlQuery({ image: String(item.id) }, { push: true, state: { detail: true } });
+  // Back undoes the entry the opening made; a detail opened by a link (no such entry) just leaves the URL.
+  const closeDetail = () => ((history.state as { detail?: boolean } | null)?.detail ? history.back() : setUrlQuery({ image: null }));
   const generation = useRef(0);
   const sentinel = useRef<HTMLDivElement>(null);
 
@@ -64,10 +75,36 @@ export function GalleryPage() {
     [api, query, categoryId, said],
   );
 
+  const firstLoad = useRef(true);
   useEffect(() => {
     setSelected(new Set());
+    if (!firstLoad.current) restorePages.current = 1;
+    firstLoad.current = false;
     void load(1);
   }, [load]);
+
+  // After a reload: the pages the URL says were loaded.
+  useEffect(() => {
+    if (page === 0 || loading || loadError) return;
+    if (page < restorePages.current && items.length < total) void load(page + 1);
+    else restorePages.current = 1;
+  }, [page, items.length, total, loading, loadError, load]);
+
+  // A new search or category starts at page 1 at once (the page count of the old one is not its own).
+  const lastFilter = useRef(`${query}|${categoryId}`);
+  useEffect(() => {
+    if (page === 0) return;
+    const filter = `${query}|${categoryId}`;
+    const pages = filter === lastFilter.current ? Math.max(page, restorePages.current) : 1;
+    lastFilter.current = filter;
+    setUrlQuery({ q: query || null, category: categoryId ? String(categoryId) : null, page: pages > 1 ? String(pages) : null });
+  }, [query, categoryId, page]);
+
+  // The detail follows the URL: opened by its entry (or a shared link, once the image is loaded), closed by Back.
+  useEffect(() => {
+    if (wantedImage === null) setDetail(null);
+    else if (detail?.id !== wantedImage) setDetail(items.find((item) => item.id === wantedImage) ?? null);
+  }, [wantedImage, items, detail]);
 
   const hasMore = items.length < total;
   // Infinite scroll: the next page loads as the end of the grid comes into view (the button does the same by hand).
@@ -103,7 +140,7 @@ export function GalleryPage() {
       removeFromView(done);
       if (done.length > 0) notify(t('movedToBin', { n: done.length }), 'success');
       if (outcome.failed > 0) notify(t('someFailed', { n: outcome.failed, msg: said(firstFailure(outcome)) }), 'error');
-      if (detail && done.includes(detail.id)) setDetail(null);
+      if (detail && done.includes(detail.id)) closeDetail();
       void loadCategories();
     } catch (error) {
       fail(error);
@@ -116,7 +153,7 @@ export function GalleryPage() {
     try {
       const outcome = await api.move(ids, target);
       const done = outcome.results.filter((result) => result.ok).map((result) => result.id);
-      if (done.length > 0) notify(t('movedImages', { n: done.length, name: category.name }), 'success');
+      if (done.length > 0) notify(t('movedImages', { n: done.length, name: categoryName(category, t) }), 'success');
       if (outcome.failed > 0) notify(t('someFailed', { n: outcome.failed, msg: said(firstFailure(outcome)) }), 'error');
       // Out of a filtered view when they left its category.
       if (categoryId !== undefined && categoryId !== target) removeFromView(done);
@@ -160,7 +197,7 @@ export function GalleryPage() {
             <option value="">{t('allCategories')}</option>
             {categories.map((category) => (
               <option key={category.id} value={category.id}>
-                {category.name} ({category.image_count})
+                {categoryName(category, t)} ({category.image_count})
               </option>
             ))}
           </select>
@@ -186,7 +223,7 @@ export function GalleryPage() {
                 <option value="">{t('moveTo')}…</option>
                 {categories.map((category) => (
                   <option key={category.id} value={category.id}>
-                    {category.name}
+                    {categoryName(category, t)}
                   </option>
                 ))}
               </select>
@@ -238,7 +275,7 @@ export function GalleryPage() {
               <button
                 type="button"
                 class="card-open"
-                onClick={() => setDetail(item)}
+                onClick={() => openDetail(item)}
               >
                 <span class="card-thumb">
                   <img src={item.thumb_url} alt={item.original_name} loading="lazy" decoding="async" />
@@ -247,7 +284,9 @@ export function GalleryPage() {
                   <FileName name={item.original_name} class="card-name" />
                   <span class="card-meta">
                     <span class="nowrap">{formatBytes(item.file_size)}</span>
-                    <span class="nowrap">{item.create_time.slice(0, 10)}</span>
+                    <span class="nowrap">
+                      <LocalTime value={item.create_time} dateOnly />
+                    </span>
                   </span>
                 </span>
               </button>
@@ -276,7 +315,7 @@ export function GalleryPage() {
         <ImageDetail
           key={detail.id}
           item={detail}
-          onClose={() => setDetail(null)}
+          onClose={closeDetail}
           onRenamed={(renamed) => {
             setDetail(renamed);
             setItems((list) => list.map((have) => (have.id === renamed.id ? renamed : have)));

@@ -1,7 +1,7 @@
 import { useEffect, useId, useState } from 'preact/hooks';
 import { ApiError } from '../api';
 import { useApp } from '../app-context';
-import { followLink, hrefOf } from '../router';
+import { followLink, hrefOf, useUrlQuery } from '../router';
 
 /** Sign in, or register when the service allows it (`features`). */
 export function SignInPage({ mode }: { mode: 'sign-in' | 'register' }) {
@@ -12,6 +12,8 @@ export function SignInPage({ mode }: { mode: 'sign-in' | 'register' }) {
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // Sent here because the session ended (resume.ts): said here, where the user now is.
+  const ended = useUrlQuery().get('ended') === '1';
 
   useEffect(() => {
     api.features().then(
@@ -42,6 +44,11 @@ export function SignInPage({ mode }: { mode: 'sign-in' | 'register' }) {
       </div>
       <h1 id={`${id}-title`}>{registering ? t('registerTitle') : t('signInTitle')}</h1>
       <p class="muted">{t('signInLead')}</p>
+      {ended && !registering ? (
+        <p class="callout session-ended" role="alert">
+          {t('sessionEnded')}
+        </p>
+      ) : null}
       <form class="form" onSubmit={submit} noValidate>
         <div class="field">
           <label for={`${id}-user`}>{t('username')}</label>

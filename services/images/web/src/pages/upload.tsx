@@ -4,6 +4,7 @@ import { useApp } from '../app-context';
 import { CopyAllLinks } from '../components/copy-all-links';
 import { UploadItem } from '../components/upload-item';
 import { formatBytes } from '../format';
+import { categoryName } from '../category-name';
 import { useUploadQueue } from '../upload-queue';
 
 function pastedName(file: File, label: string): string {
@@ -83,7 +84,7 @@ export function UploadPage() {
           <select id={`${id}-category`} class="input" value={categoryId ?? ''} onChange={(event) => setCategoryId(Number(event.currentTarget.value) || undefined)}>
             {categories.map((category) => (
               <option key={category.id} value={category.id}>
-                {category.name}
+                {categoryName(category, t)}
               </option>
             ))}
           </select>

@@ -14,6 +14,7 @@ export const en: Record<MessageKey, string> = {
   navAdmin: 'Admin',
   switchLanguage: '中文',
   switchLanguageLabel: '切换到中文',
+  darkMode: 'Dark mode',
   signOut: 'Sign out',
   signedInAs: 'Signed in as {name}',
   loading: 'Loading…',
@@ -29,6 +30,7 @@ export const en: Record<MessageKey, string> = {
   notFoundTitle: 'Page not found',
   notFoundText: 'There is no page at this address.',
   backToGallery: 'Back to the gallery',
+  connectionLost: 'The connection is lost. The page loads again once you are back online.',
   sessionEnded: 'Your session has ended; please sign in again',
 
   signInTitle: 'Sign in',
@@ -165,6 +167,7 @@ export const en: Record<MessageKey, string> = {
   newCategory: 'New category name',
   createCategory: 'Create category',
   categoryCreated: 'Created category “{name}”',
+  defaultCategoryName: 'Default category',
   defaultCategory: 'Default',
   rename: 'Rename',
   renameCategory: 'Rename “{name}”',

@@ -34,6 +34,8 @@ export const serviceMessagesEn: Record<string, string> = {
   存储空间不足: 'Not enough storage space left',
   不支持的文件类型: 'Unsupported file type',
   请选择要上传的文件: 'Choose a file to upload',
+  '文件为空（0 字节），请选择有内容的图片': 'The file is empty (0 bytes); choose an image with content',
+  '暂不支持 HEIC 图片，请先转换为 JPEG 后上传（iPhone：设置 → 相机 → 格式 → 兼容性最佳）': 'HEIC images are not supported yet; convert to JPEG before uploading (iPhone: Settings → Camera → Formats → Most Compatible)',
   参数错误: 'Invalid parameter',
   分类不存在: 'No such category',
   分类已存在: 'A category with this name exists',
@@ -73,5 +75,7 @@ export const serviceMessagesEn: Record<string, string> = {
   '服务器存储空间不足，请稍后重试': 'The server is out of storage; try again later',
   服务器内部错误: 'Internal server error',
   '服务暂时不可用，请稍后重试': 'The service is unavailable; try again later',
+  // said by the app itself (api.ts CONNECTION_LOST_MESSAGE)
+  '网络连接已断开，请检查网络后重试': 'The connection is lost; check your network and try again',
   '服务响应超时，请稍后重试': 'The service timed out; try again later',
 };

@@ -12,6 +12,7 @@ export const zh = {
   navAdmin: '管理',
   switchLanguage: 'English',
   switchLanguageLabel: 'Switch to English',
+  darkMode: '深色模式',
   signOut: '退出登录',
   signedInAs: '已登录：{name}',
   loading: '加载中…',
@@ -27,6 +28,7 @@ export const zh = {
   notFoundTitle: '页面不存在',
   notFoundText: '这个地址没有页面。',
   backToGallery: '返回图库',
+  connectionLost: '网络连接已断开。恢复连接后会自动重新加载。',
   sessionEnded: '登录已失效，请重新登录',
 
   signInTitle: '登录',
@@ -163,6 +165,7 @@ export const zh = {
   newCategory: '新分类名称',
   createCategory: '创建分类',
   categoryCreated: '已创建分类「{name}」',
+  defaultCategoryName: '默认分类',
   defaultCategory: '默认',
   rename: '重命名',
   renameCategory: '重命名「{name}」',

@@ -3,6 +3,7 @@ import type { AdminUser, Group } from '../../api';
 import { useApp } from '../../app-context';
 import { usePending } from '../../use-pending';
 import { EmptyState } from '../../components/empty-state';
+import { LocalTime } from '../../components/local-time';
 import { UsageBar } from '../../components/usage-bar';
 
 const USERS_PER_PAGE = 20;
@@ -185,7 +186,9 @@ export function UsersPanel({ groups, onChanged }: { groups: Group[]; onChanged()
                       {user.disabled ? <span class="status-badge error">{t('disabled')}</span> : <span class="status-badge success">{t('active')}</span>}
                       {user.uploads_banned ? <span class="status-badge error">{t('uploadsBanned')}</span> : null}
                     </td>
-                    <td class="nowrap small-text">{user.create_time}</td>
+                    <td class="nowrap small-text">
+                      <LocalTime value={user.create_time} />
+                    </td>
                     <td class="nowrap">
                       <button
                         type="button"
