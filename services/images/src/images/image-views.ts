@@ -125,7 +125,6 @@ export function createImageViews(options: { publicBaseUrl: string; timeZone: str
     formatTime,
     imageUrl,
     links,
-    imageUrl,
     thumbUrl,
     /** The thumbnail of a binned image for its owner's bin list: its own signature, dead after a restore or purge. */
     binThumbUrl: (id: number, deletedAt: Date) => `${options.publicBaseUrl}/api/thumb.php?id=${id}&bin=1&sig=${options.signer.binThumb.sign(id, deletedAt)}`,
