@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import { runAdminCommand, type AdminContext } from '../src/admin/commands';
-import { IMPORT_USAGE } from '../src/import/import-command';
+import { IMPORT_USAGE } from '../src/admin/import-command';
 import { fixtureBytes, filesIn, imageRows, createTestUser, openTestService, publicBytes, usedBytes, type TestService } from './support/harness';
 import { writeEasyImageInstall, type InstalledUpload } from './support/easyimage-install';
 

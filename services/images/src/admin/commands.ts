@@ -225,7 +225,7 @@ async function dispatch(command: string, args: string[], ctx: AdminContext, stor
     }
     case 'import-from': {
       // Loaded when used: the PHP, SQLite and MySQL readers have no place in every CLI call or the service's start.
-      const { runImportFrom } = await import('../import/import-command');
+      const { runImportFrom } = await import('./import-command');
       await runImportFrom(args, { ctx, db: ctx.db, storage, services, maxUploadBytes: ctx.config.maxUploadBytes });
       return;
     }

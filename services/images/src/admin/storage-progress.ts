@@ -1,11 +1,5 @@
 import type { MigrationProgress, StorageMigration } from '../images/storage-migration';
-
-/** Where storage:migrate reports: the admin command's output, and a line redrawn in place on a terminal. */
-export interface ProgressOutput {
-  out(line: string): void;
-  err(line: string): void;
-  redraw?(text: string): void;
-}
+import { progressBar, type ProgressOutput } from '../progress/progress-output';
 
 const MIB = 1024 * 1024;
 
@@ -13,13 +7,6 @@ const MIB = 1024 * 1024;
 export function describeProgress(progress: MigrationProgress, width = 30): string {
   const failed = progress.failed > 0 ? `, ${progress.failed} failed` : '';
   return `${progressBar(progress.done, progress.total, width)}  ${progress.done}/${progress.total} images  ${(progress.bytes / MIB).toFixed(1)} MiB${failed}`;
-}
-
-/** `[#####-----]  50%`: how far `done` of `total` is (the admin commands' progress bars). */
-export function progressBar(done: number, total: number, width = 30): string {
-  const fraction = total === 0 ? 1 : done / total;
-  const filled = Math.round(fraction * width);
-  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${String(Math.floor(fraction * 100)).padStart(3)}%`;
 }
 
 /** Runs storage:migrate, drawing its progress, and fails while any image is left on the old backend. */

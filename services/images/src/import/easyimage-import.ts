@@ -4,7 +4,7 @@ import { hashToken } from '../auth/tokens';
 import { createUsersRepository } from '../users/users-repository';
 import { readEasyImageInstall } from './easyimage-source';
 import { createImageImport } from './image-import';
-import type { ImportDeps } from './import-command';
+import type { ImportDeps } from './import-deps';
 import { createImportRecordsRepository } from './import-records-repository';
 import { createImportReport, finishImport } from './import-report';
 

@@ -1,8 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { ProgressOutput } from '../admin/storage-progress';
-import { progressBar } from '../admin/storage-progress';
-import type { ImportDeps } from './import-command';
+import { progressBar, type ProgressOutput } from '../progress/progress-output';
+import type { ImportDeps } from './import-deps';
 import type { ImportedImage, ImportRecordsRepository } from './import-records-repository';
 
 export type ReportOutcome = 'imported' | 'skipped' | 'failed';

@@ -5,7 +5,7 @@ import { isValidGroupName, UserAdminError } from '../users/user-admin';
 import { isValidUserName } from '../users/user-name';
 import { createUsersRepository } from '../users/users-repository';
 import { createImageImport, reasonOf } from './image-import';
-import type { ImportDeps } from './import-command';
+import type { ImportDeps } from './import-deps';
 import { createImportRecordsRepository } from './import-records-repository';
 import { createImportReport, finishImport } from './import-report';
 import { readLskyDatabase, type LskyGroup, type LskyUser } from './lsky-source';

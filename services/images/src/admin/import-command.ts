@@ -1,23 +1,11 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Knex } from 'knex';
-import type { Services } from '../app';
-import { positionals, UsageError } from '../admin/command-args';
-import type { ProgressOutput } from '../admin/storage-progress';
-import type { Storage } from '../storage/storage';
-import { importEasyImage } from './easyimage-import';
-import { importLsky } from './lsky-import';
+import { importEasyImage } from '../import/easyimage-import';
+import type { ImportDeps } from '../import/import-deps';
+import { importLsky } from '../import/lsky-import';
+import { positionals, UsageError } from './command-args';
 
 export const IMPORT_USAGE = 'import-from easyimage <install dir> --user <name> [--redirect-map <file>] | import-from lsky <database.sqlite|dump.sql> <storage dir> [--time-zone <zone>] [--redirect-map <file>]';
-
-export interface ImportDeps {
-  ctx: ProgressOutput;
-  db: Knex;
-  storage: Storage;
-  services: Pick<Services, 'uploads' | 'imageUrl' | 'userAdmin'>;
-  /** MAX_UPLOAD_BYTES: no group's max file size may pass it. */
-  maxUploadBytes: number;
-}
 
 /** `import-from <host> ...`: brings another image host's data in (see the README's "Moving in"). */
 export async function runImportFrom(args: string[], deps: ImportDeps): Promise<void> {
