@@ -39,12 +39,11 @@ export function useTheme(storage: Storage | null): { theme: Theme; toggle(): voi
     };
   }, [storage]);
 
-  useEffect(() => {
-    if (chosen) document.documentElement.setAttribute('data-theme', chosen);
-    else document.documentElement.removeAttribute('data-theme');
-  }, [chosen]);
-
   const theme = chosen ?? system;
+  useEffect(() => {
+    document.documentElement.setAttribute('data-theme', theme);
+  }, [theme]);
+
   const toggle = useCallback(() => {
     const next: Theme = theme === 'dark' ? 'light' : 'dark';
     try {
