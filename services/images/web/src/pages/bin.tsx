@@ -5,6 +5,7 @@ import { EmptyState } from '../components/empty-state';
 import { FileName } from '../components/file-name';
 import { LocalTime } from '../components/local-time';
 import { formatBytes } from '../format';
+import { useSelection } from '../use-selection';
 
 const PAGE_SIZE = 100;
 /** The service takes at most 1000 ids per request. */
@@ -18,7 +19,7 @@ export function BinPage() {
   const [page, setPage] = useState(0);
   const [loading, setLoading] = useState(true);
   const [retentionDays, setRetentionDays] = useState<number | null>(null);
-  const [selected, setSelected] = useState<Set<number>>(new Set());
+  const { selected, setSelected, toggle, drop } = useSelection();
   const [busy, setBusy] = useState(false);
 
   const load = useCallback(
@@ -46,7 +47,7 @@ export function BinPage() {
     const done = outcome.results.filter((result) => result.ok).map((result) => result.id);
     setItems((list) => list.filter((item) => !done.includes(item.id)));
     setTotal((count) => Math.max(0, count - done.length));
-    setSelected((current) => new Set([...current].filter((imageId) => !done.includes(imageId))));
+    drop(done);
     if (done.length > 0) notify(t(doneKey, { n: done.length }), 'success');
     const failure = outcome.results.find((result) => !result.ok);
     if (failure) notify(t('someFailed', { n: outcome.failed, msg: said(failure.msg) }), 'error');
@@ -95,13 +96,6 @@ export function BinPage() {
     }
   };
 
-  const toggle = (imageId: number) =>
-    setSelected((current) => {
-      const next = new Set(current);
-      if (next.has(imageId)) next.delete(imageId);
-      else next.add(imageId);
-      return next;
-    });
   const selectedIds = [...selected];
   const allSelected = items.length > 0 && items.every((item) => selected.has(item.id));
 

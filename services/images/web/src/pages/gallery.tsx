@@ -9,6 +9,7 @@ import { LocalTime } from '../components/local-time';
 import { categoryName } from '../category-name';
 import { formatBytes } from '../format';
 import { followLink, hrefOf, setUrlQuery, useUrlQuery } from '../router';
+import { useSelection } from '../use-selection';
 
 const PAGE_SIZE = 40;
 
@@ -35,7 +36,7 @@ export function GalleryPage() {
   const [page, setPage] = useState(0);
   const [loading, setLoading] = useState(false);
   const [loadError, setLoadError] = useState<string | null>(null);
-  const [selected, setSelected] = useState<Set<number>>(new Set());
+  const { selected, setSelected, toggle, drop } = useSelection();
   const [moveTarget, setMoveTarget] = useState<number | undefined>(undefined);
   const [detail, setDetail] = useState<ImageItem | null>(null);
   const openDetail = (item: ImageItem) => setUrlQuery({ image: String(item.id) }, { push: true, state: { detail: true } });
@@ -118,18 +119,11 @@ export function GalleryPage() {
     return () => observer.disconnect();
   }, [hasMore, loading, loadError, load, page]);
 
-  const toggle = (imageId: number) =>
-    setSelected((current) => {
-      const next = new Set(current);
-      if (next.has(imageId)) next.delete(imageId);
-      else next.add(imageId);
-      return next;
-    });
 
   const removeFromView = (ids: number[]) => {
     setItems((list) => list.filter((item) => !ids.includes(item.id)));
     setTotal((count) => Math.max(0, count - ids.length));
-    setSelected((current) => new Set([...current].filter((imageId) => !ids.includes(imageId))));
+    drop(ids);
   };
 
   const deleteImages = async (ids: number[]) => {

@@ -4,6 +4,9 @@ import { useApp } from '../../app-context';
 import { EmptyState } from '../../components/empty-state';
 import { FileName } from '../../components/file-name';
 import { formatBytes } from '../../format';
+import { useSelection } from '../../use-selection';
+import { Pager } from '../../components/pager';
+import { LocalTime } from '../../components/local-time';
 
 const IMAGES_PER_PAGE = 50;
 const KIB = 1024;
@@ -43,7 +46,7 @@ export function ImagesPanel() {
   const [page, setPage] = useState(1);
   const [images, setImages] = useState<AdminImage[] | null>(null);
   const [total, setTotal] = useState(0);
-  const [selected, setSelected] = useState<Set<number>>(new Set());
+  const { selected, setSelected, toggle } = useSelection();
   const [busy, setBusy] = useState(false);
 
   const load = useCallback(
@@ -89,13 +92,6 @@ export function ImagesPanel() {
     }
   };
 
-  const toggle = (imageId: number) =>
-    setSelected((current) => {
-      const next = new Set(current);
-      if (next.has(imageId)) next.delete(imageId);
-      else next.add(imageId);
-      return next;
-    });
   const shown = images ?? [];
   const allSelected = shown.length > 0 && shown.every((image) => selected.has(image.id));
   const pages = Math.max(1, Math.ceil(total / IMAGES_PER_PAGE));
@@ -209,7 +205,9 @@ export function ImagesPanel() {
                     <td class="nowrap">{image.format.toUpperCase()}</td>
                     <td class="nowrap">{formatBytes(image.file_size)}</td>
                     <td>{image.status === 'binned' ? <span class="status-badge error">{t('statusBinned')}</span> : <span class="status-badge success">{t('statusStored')}</span>}</td>
-                    <td class="nowrap small-text">{image.create_time}</td>
+                    <td class="nowrap small-text">
+                      <LocalTime value={image.create_time} />
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -217,17 +215,7 @@ export function ImagesPanel() {
           </div>
         </>
       )}
-      {pages > 1 ? (
-        <nav class="pager" aria-label={t('allImagesList')}>
-          <button type="button" class="button secondary small" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            {t('previousPage')}
-          </button>
-          <span class="muted">{t('pageOf', { page, pages })}</span>
-          <button type="button" class="button secondary small" disabled={page >= pages} onClick={() => setPage(page + 1)}>
-            {t('nextPage')}
-          </button>
-        </nav>
-      ) : null}
+      <Pager page={page} pages={pages} label={t('allImagesList')} onPage={setPage} />
     </>
   );
 }

@@ -5,6 +5,7 @@ import { usePending } from '../../use-pending';
 import { EmptyState } from '../../components/empty-state';
 import { LocalTime } from '../../components/local-time';
 import { UsageBar } from '../../components/usage-bar';
+import { Pager } from '../../components/pager';
 
 const USERS_PER_PAGE = 20;
 
@@ -228,17 +229,7 @@ export function UsersPanel({ groups, onChanged }: { groups: Group[]; onChanged()
           </table>
         </div>
       )}
-      {pages > 1 ? (
-        <nav class="pager" aria-label={t('usersList')}>
-          <button type="button" class="button secondary small" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            {t('previousPage')}
-          </button>
-          <span class="muted">{t('pageOf', { page, pages })}</span>
-          <button type="button" class="button secondary small" disabled={page >= pages} onClick={() => setPage(page + 1)}>
-            {t('nextPage')}
-          </button>
-        </nav>
-      ) : null}
+      <Pager page={page} pages={pages} label={t('usersList')} onPage={setPage} />
     </>
   );
 }
