@@ -1,33 +1,11 @@
+import { escapeHtml, htmlPage as page, serverPageHeaders } from './server-page';
+
 /**
  * The page a deletion link (ShareX's DeletionURL) opens. A GET only shows it: link previews and
- * prefetchers follow links, so the deletion itself is the form's POST. Plain HTML, no script, a
- * strict Content-Security-Policy; the file name is user data and is escaped.
+ * prefetchers follow links, so the deletion itself is the form's POST. A server page (server-page.ts).
  */
-export const DELETION_PAGE_HEADERS = {
-  'Content-Type': 'text/html; charset=utf-8',
-  'Content-Security-Policy': "default-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  'X-Content-Type-Options': 'nosniff',
-  'Cache-Control': 'no-store',
-  'Referrer-Policy': 'no-referrer',
-};
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
-}
-
-function page(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="zh-CN">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title></head>
-<body>
-<main>
-<h1>${escapeHtml(title)}</h1>
-${body}
-</main>
-</body>
-</html>
-`;
-}
+export const DELETION_PAGE_HEADERS = serverPageHeaders();
 
 export function confirmationPage(originalName: string): string {
   return page(

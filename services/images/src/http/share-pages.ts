@@ -1,28 +1,13 @@
-import { createHash } from 'node:crypto';
 import type { ShareLinkState, SharedImageView } from '../sharing/sharing-service';
+import { escapeHtml, htmlPage as page, serverPageHeaders } from './server-page';
 
 /**
  * The server-rendered pages of album share links (`/s/<token>`) and public image pages (`/p/<key>`):
- * plain HTML, no script, a strict Content-Security-Policy (the one style block allowed by its hash,
- * images from this origin and the public base URL's). Every name is user data and is escaped.
+ * server pages (server-page.ts) whose images come from this origin and the public base URL's.
  */
 
-const STYLE = `body{font-family:system-ui,sans-serif;margin:0;background:#f6f7f9;color:#1d2433}main{max-width:1100px;margin:0 auto;padding:24px 16px}h1{font-size:1.5rem;margin:0 0 16px}ul.grid{list-style:none;padding:0;margin:0;display:grid;grid-template-columns:repeat(auto-fill,minmax(200px,1fr));gap:12px}ul.grid li{background:#fff;border-radius:8px;overflow:hidden;box-shadow:0 1px 2px #0002}ul.grid img{display:block;width:100%;height:180px;object-fit:cover;background:#e8ebf0}ul.grid a{color:inherit;text-decoration:none;display:block}ul.grid span{display:block;padding:8px;font-size:.875rem;overflow-wrap:anywhere}figure{margin:0}figure img{max-width:100%;height:auto}label{display:block;margin-bottom:8px}input{font:inherit;padding:6px 8px}button{font:inherit;padding:6px 14px;margin-left:8px}p.error{color:#a3001b}`;
-const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
-
 export function sharePageHeaders(publicBaseUrl: string): Record<string, string> {
-  const imageOrigin = new URL(publicBaseUrl).origin;
-  return {
-    'Content-Type': 'text/html; charset=utf-8',
-    'Content-Security-Policy': `default-src 'none'; img-src 'self' ${imageOrigin}; style-src 'sha256-${STYLE_HASH}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
-    'X-Content-Type-Options': 'nosniff',
-    'Cache-Control': 'no-store',
-    'Referrer-Policy': 'no-referrer',
-  };
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+  return serverPageHeaders(["'self'", new URL(publicBaseUrl).origin]);
 }
 
 /** Open Graph and Twitter card tags, for chat apps' link previews. */
@@ -35,21 +20,6 @@ function previewTags(preview: { title: string; imageUrl?: string; pageUrl?: stri
   if (preview.imageUrl) tags.push(['property', 'og:image', preview.imageUrl], ['name', 'twitter:card', 'summary_large_image'], ['name', 'twitter:image', preview.imageUrl]);
   tags.push(['name', 'twitter:title', preview.title]);
   return tags.map(([attribute, name, content]) => `<meta ${attribute}="${name}" content="${escapeHtml(content)}">`).join('\n');
-}
-
-function page(title: string, body: string, head = ''): string {
-  return `<!doctype html>
-<html lang="zh-CN">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>
-${head}<style>${STYLE}</style></head>
-<body>
-<main>
-<h1>${escapeHtml(title)}</h1>
-${body}
-</main>
-</body>
-</html>
-`;
 }
 
 export function albumPage(albumName: string, images: SharedImageView[], preview: boolean): string {
