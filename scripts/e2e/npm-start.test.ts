@@ -14,6 +14,8 @@ import { loadConfig as loadImagesConfig } from '../../services/images/src/config
 import { createLinkSigner } from '../../services/images/src/images/link-signer';
 import { freePort, rawRequest, stopProcess } from './platform';
 
+const UPLOADER = path.resolve(__dirname, '..', '..', 'packages', 'uploader', 'bin', 'upload.mjs');
+
 const ROOT = path.resolve(__dirname, '..', '..');
 
 interface Started {
@@ -151,6 +153,23 @@ describe('npm start (embedded mode as a real process)', () => {
     ).json()) as { code: number; data: { user: { is_admin: boolean } } };
     expect(signIn).toMatchObject({ code: 0, data: { user: { is_admin: true } } });
 
+    // The command-line uploader (packages/uploader), as Typora and Obsidian run it, with the printed
+    // token: one URL per line that serves the image; a refusal exits 1 with the service's message.
+    const uploader = (files: string[]) =>
+      new Promise<{ status: number; stdout: string; stderr: string }>((resolve) =>
+        execFile(process.execPath, [UPLOADER, ...files], { env: { PATH: process.env.PATH, HOME: dataDir, IMAGES_SERVER: base, IMAGES_TOKEN: token }, encoding: 'utf8' }, (error, stdout, stderr) =>
+          resolve({ status: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+        ),
+      );
+    const uploaded = await uploader([path.join(dataDir, 'demo.jpg')]);
+    expect([uploaded.status, uploaded.stderr]).toEqual([0, '']);
+    expect(uploaded.stdout).toMatch(new RegExp(`^${base}/i/\\d{4}/\\d{2}/\\d{2}/[0-9a-f]{32}\\.jpg\\n$`));
+    expect((await fetch(uploaded.stdout.trim())).status).toBe(200);
+    writeFileSync(path.join(dataDir, 'notes.txt'), 'not an image');
+    const refused = await uploader([path.join(dataDir, 'notes.txt')]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('不支持的文件类型');
+
     expect(await stopProcess(first.child, 'SIGTERM')).toBe(0);
     expect(existsSync(path.join(dataDir, 'demo-credentials.json'))).toBe(true);
 
@@ -164,7 +183,8 @@ describe('npm start (embedded mode as a real process)', () => {
       const list = (await (await fetch(`${base}/api/image.php?action=list`, { headers: { 'X-API-Token': token } })).json()) as {
         data: { total: number };
       };
-      expect(list.data.total).toBe(1);
+      // The demo upload and the uploader's.
+      expect(list.data.total).toBe(2);
       // The same keys after a restart: the links handed out before still work.
       expect((await fetch(upload.data.thumb_url)).status).toBe(200);
       expect((await fetch(upload.data.links.delete)).status).toBe(200);
