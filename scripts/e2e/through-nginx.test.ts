@@ -137,6 +137,18 @@ describeReal(`platform through nginx (two replicas of each service, images on ${
     runAdmin('tools', platform.env.tools, ['import', 'services/tools/data/sample-tools.json']);
     apiKey = printedSecret(runAdmin('tools', platform.env.tools, ['key:create', '--name', 'e2e']), /^key: (\S+)$/m);
     withKey.headers['X-API-Key'] = apiKey;
+    // Each replica searches the imported catalog: its first search after the import starts a rebuild and
+    // is answered from the index before it (stale-while-rebuild), so ask each directly until it finds.
+    for (const replica of platform.tools) {
+      const deadline = Date.now() + 30000;
+      for (;;) {
+        const res = await fetch(`http://${address(replica)}/api/index.php?action=search&q=jietu`, withKey);
+        const body = (await res.json()) as { data?: { total?: number } };
+        if ((body.data?.total ?? 0) > 0) break;
+        if (Date.now() > deadline) throw new Error(`${replica.name} did not search the imported catalog in 30 s: ${JSON.stringify(body)}`);
+        await pace(100);
+      }
+    }
   }, 180000);
 
   afterAll(async () => {
