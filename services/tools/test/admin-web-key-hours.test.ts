@@ -8,8 +8,15 @@ import { createKey, openHarness, type Harness } from './support/harness';
 jest.setTimeout(60_000);
 
 let harness: Harness;
-/** 2026-11-27 09:30 UTC = 17:30 Beijing time. */
-const START = Date.parse('2026-11-27T09:30:00Z');
+/**
+ * Tomorrow 09:30 UTC (17:30 Beijing time): after the real time, since the admin's session cookie expires
+ * 12 hours after the test clock's sign-in and the cookie jar drops it by the real time.
+ */
+const DAY_MS = 24 * 3600_000;
+const START = (Math.floor(Date.now() / DAY_MS) + 1) * DAY_MS + 9.5 * 3600_000;
+/** `YYYY-MM-DD` of START shifted by `days`; an hour of that day as the table stores it. */
+const day = (days = 0) => new Date(START + days * DAY_MS).toISOString().slice(0, 10);
+const hourOf = (utcHour: '09' | '10') => `${day()}T${utcHour}:00:00.000Z`;
 let nowMs = START;
 const clock = () => new Date(nowMs);
 
@@ -52,15 +59,15 @@ describe('API keys: requests per hour', () => {
 
     await Promise.all([one.services.keyHours.flush(), two.services.keyHours.flush()]);
     expect(await stored()).toEqual([
-      { keyId: id, hour: '2026-11-27T09:00:00.000Z', requests: 4 },
-      { keyId: id, hour: '2026-11-27T10:00:00.000Z', requests: 1 },
-      { keyId: other.id, hour: '2026-11-27T09:00:00.000Z', requests: 1 },
+      { keyId: id, hour: hourOf('09'), requests: 4 },
+      { keyId: id, hour: hourOf('10'), requests: 1 },
+      { keyId: other.id, hour: hourOf('09'), requests: 1 },
     ]);
 
     // A later flush adds to the row, it does not replace it.
     await call(one.app, apiKey, 'action=stats');
     await one.services.keyHours.flush();
-    expect((await stored()).find((row) => row.hour === '2026-11-27T10:00:00.000Z')?.requests).toBe(2);
+    expect((await stored()).find((row) => row.hour === hourOf('10'))?.requests).toBe(2);
   });
 
   it('when the keys page is opened, then each key shows its last 24 hours and 7 days, counts not yet written included, and its usage page a table by hour', async () => {
@@ -84,11 +91,11 @@ describe('API keys: requests per hour', () => {
     expect(usage.text).toContain('密钥「mini-program」每小时请求数');
     expect(usage.text).toContain('最近 7 天（北京时间）共 45 次请求');
     // Today (Beijing) 17:00 holds the 5 requests; 3 days earlier, 17:00 the 40.
-    const todayRow = /<tr><th scope="row">2026-11-27<\/th>(.*?)<\/tr>/.exec(usage.text)![1]!;
+    const todayRow = new RegExp(`<tr><th scope="row">${day()}</th>(.*?)</tr>`).exec(usage.text)![1]!;
     const cells = [...todayRow.matchAll(/<td class="num">(.*?)<\/td>/g)].map((match) => match[1]);
     expect(cells[17]).toBe('5');
     expect(cells[24]).toBe('<strong>5</strong>');
-    expect(usage.text).toMatch(/<tr><th scope="row">2026-11-24<\/th>(<td class="num">·<\/td>){17}<td class="num">40<\/td>/);
+    expect(usage.text).toMatch(new RegExp(`<tr><th scope="row">${day(-3)}</th>(<td class="num">·</td>){17}<td class="num">40</td>`));
     expect(usage.text).not.toContain('900');
     expect((await agent.get('/admin/keys/99999/usage')).status).toBe(404);
   });
@@ -101,6 +108,6 @@ describe('API keys: requests per hour', () => {
     await request(app).get('/api/index.php?action=categories').set('X-API-Key', kept.apiKey);
     await harness.db('api_keys').where({ id: doomed.id }).delete();
     await services.keyHours.flush();
-    expect(await stored()).toEqual([{ keyId: kept.id, hour: '2026-11-27T09:00:00.000Z', requests: 1 }]);
+    expect(await stored()).toEqual([{ keyId: kept.id, hour: hourOf('09'), requests: 1 }]);
   });
 });
