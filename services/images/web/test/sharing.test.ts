@@ -76,9 +76,13 @@ describeWithChromium('renaming and copying links in Chromium', () => {
     await expect(dialog.locator('[data-link=markdown] input').inputValue()).resolves.toBe(`![海边的日落.jpg](${target.links.url})`);
     await expect(seriousAxeViolations(page)).resolves.toEqual([]);
     await page.keyboard.press('Escape');
+    // Closing is Back (the open image is a history entry): the search is typed once it has landed.
+    await dialog.waitFor({ state: 'hidden' });
+    await page.waitForURL((url) => !url.searchParams.has('image'));
     await page.locator(`[data-image-id="${target.id}"]`).getByText('海边的日落.jpg').waitFor();
 
     await page.getByLabel('搜索文件名').fill('日落');
+    await page.waitForURL((url) => url.searchParams.get('q') === '日落');
     await page.waitForFunction((id) => {
       const cards = document.querySelectorAll('.gallery-grid [data-image-id]');
       return cards.length === 1 && cards[0]!.getAttribute('data-image-id') === String(id);
