@@ -155,7 +155,7 @@ describe('import-from easyimage', () => {
     expect(second.out).toContain('skipped\timage\t/i/2024/01/02/65a1b2c3d4e5f.png\talready imported');
     expect(second.out).toContain('imported 0, skipped 5, failed 0');
     expect(await imageRows(svc.db, alice.id)).toHaveLength(3);
-    expect(await svc.db('credentials').where({ user_id: alice.id, kind: 'named' }).count({ n: '*' })).toEqual([{ n: 1 }]);
+    expect(Number((await svc.db('credentials').where({ user_id: alice.id, kind: 'named' }).count({ n: '*' }).first())?.n)).toBe(1); // a count is a string on Postgres, a number on PGlite
     expect(filesIn(svc.storageDir, 'public')).toEqual(stored);
     expect(await usedBytes(svc.db, alice.id)).toBe(used);
     expect(fs.readFileSync(path.join(dir, 'redirects.map'), 'utf8')).toBe(map);
@@ -246,6 +246,6 @@ describe('import-from easyimage', () => {
     expect(await admin(importArgs())).toMatchObject({ code: 1, err: ['error: user alice does not exist: create it first (create-user alice)'] });
     expect(await admin(['import-from', 'easyimage', path.join(dir, 'install')])).toMatchObject({ code: 2, err: [`error: usage: ${IMPORT_USAGE}`, 'run with --help for usage'] });
     expect(await imageRows(svc.db)).toEqual([]);
-    expect(await svc.db('import_records').count({ n: '*' })).toEqual([{ n: 0 }]);
+    expect(Number((await svc.db('import_records').count({ n: '*' }).first())?.n)).toBe(0); // a count is a string on Postgres, a number on PGlite
   });
 });
