@@ -7,7 +7,7 @@ import path from 'node:path';
 import request from 'supertest';
 import { runAdminCommand, type AdminContext } from '../src/admin/commands';
 import { IMPORT_USAGE } from '../src/admin/import-command';
-import { fixtureBytes, filesIn, imageRows, createTestUser, openTestService, publicBytes, usedBytes, type TestService } from './support/harness';
+import { fixtureBytes, filesIn, imageRows, createTestUser, openTestService, publicBytes, storedKeys, usedBytes, type TestService } from './support/harness';
 import { writeEasyImageInstall, type InstalledUpload } from './support/easyimage-install';
 
 let svc: TestService;
@@ -139,7 +139,7 @@ describe('import-from easyimage', () => {
     const first = await admin(importArgs());
     expect(first.code).toBe(0);
     const map = fs.readFileSync(path.join(dir, 'redirects.map'), 'utf8');
-    const stored = filesIn(svc.storageDir, 'public');
+    const stored = await storedKeys(svc, 'public');
     const used = await usedBytes(svc.db, alice.id);
 
     const second = await admin(importArgs());
@@ -156,7 +156,7 @@ describe('import-from easyimage', () => {
     expect(second.out).toContain('imported 0, skipped 5, failed 0');
     expect(await imageRows(svc.db, alice.id)).toHaveLength(3);
     expect(Number((await svc.db('credentials').where({ user_id: alice.id, kind: 'named' }).count({ n: '*' }).first())?.n)).toBe(1); // a count is a string on Postgres, a number on PGlite
-    expect(filesIn(svc.storageDir, 'public')).toEqual(stored);
+    expect(await storedKeys(svc, 'public')).toEqual(stored);
     expect(await usedBytes(svc.db, alice.id)).toBe(used);
     expect(fs.readFileSync(path.join(dir, 'redirects.map'), 'utf8')).toBe(map);
   });
@@ -188,7 +188,7 @@ describe('import-from easyimage', () => {
     ]);
     const rows = await imageRows(svc.db, alice.id);
     expect(rows.map((row) => row.original_name)).toEqual(['Cat & "dog".png', '65a2b2c3d4e5f.gif', '截图.webp']);
-    expect(filesIn(svc.storageDir, 'public')).toHaveLength(3);
+    expect(await storedKeys(svc, 'public')).toHaveLength(3);
     expect(await usedBytes(svc.db, alice.id)).toBe(rows.reduce((sum, row) => sum + Number(row.file_size), 0));
   });
 

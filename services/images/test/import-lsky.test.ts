@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runAdminCommand } from '../src/admin/commands';
-import { fixtureBytes, filesIn, imageRows, openTestService, publicBytes, usedBytes, MIB, type TestService } from './support/harness';
+import { fixtureBytes, filesIn, imageRows, openTestService, publicBytes, storedKeys, usedBytes, MIB, type TestService } from './support/harness';
 import { writeLskyInstall, writeLskyMysqlDump, type LskyFixture } from './support/lsky-database';
 
 let svc: TestService;
@@ -111,11 +111,11 @@ describe('import-from lsky', () => {
   test('when it runs twice, then the second run imports nothing again; once the missing file is back, only it is imported', async () => {
     await writeLskyInstall(databaseFile(), storageDir(), LSKY);
     expect((await admin(importArgs())).code).toBe(1);
-    const stored = filesIn(svc.storageDir, 'public');
+    const stored = await storedKeys(svc, 'public');
 
     const second = await admin(importArgs());
     expect(second.out).toContain('imported 0, skipped 9, failed 1');
-    expect(filesIn(svc.storageDir, 'public')).toEqual(stored);
+    expect(await storedKeys(svc, 'public')).toEqual(stored);
     expect(Number((await svc.db('users').count({ n: '*' }).first())?.n)).toBe(2); // a count is a string on Postgres, a number on PGlite
     expect(Number((await svc.db('categories').where({ name: '旅行' }).count({ n: '*' }).first())?.n)).toBe(1); // a count is a string on Postgres, a number on PGlite
 
