@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { answerClientErrors } from '@platform/kit';
 import pino from 'pino';
 import sharp from 'sharp';
 import type { Services as ImagesServices } from '../services/images/src/app';
@@ -20,7 +21,7 @@ import { clientErrorAnswer as imagesClientErrorAnswer } from '../services/images
 import { openImagesService } from '../services/images/src/open-service';
 import { loadConfig as loadToolsConfig, type ToolsConfig } from '../services/tools/src/config';
 import { ensureDemoData } from '../services/tools/src/demo';
-import { answerClientErrors, clientErrorAnswer as toolsClientErrorAnswer } from '../services/tools/src/http/client-error';
+import { clientErrorAnswer as toolsClientErrorAnswer } from '../services/tools/src/http/client-error';
 import { openToolsService } from '../services/tools/src/open-service';
 import { printCurlExamples } from './lib/curl-examples';
 import { embeddedEnvironment, type EmbeddedEnvironment } from './lib/embedded-env';

@@ -10,6 +10,7 @@ export { describeConnectionBudget, readConnectionBudget, type ConnectionBudget }
 export { connectsDirectly } from './db/pooler-detection';
 export { prepareDatabase } from './db/prepare-database';
 export { createAppServer } from './http/app-server';
+export { answerClientErrors, rawClientErrorAnswer, type ClientErrorRejection } from './http/client-errors';
 export { startService, type ServerSettings, type ServiceMain } from './http/start-service';
 export { stopGracefullyOnSignals, type GracefulShutdownOptions } from './http/graceful-shutdown';
 export { DEFAULT_TRUSTED_PROXIES, parseTrustedProxies } from './http/trusted-proxies';

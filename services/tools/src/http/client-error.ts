@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
-import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
+import { answerClientErrors, rawClientErrorAnswer } from '@platform/kit';
 import { Messages } from '../errors/messages';
 import { fail } from './envelope';
 
@@ -18,22 +18,7 @@ function rejection(code: string | undefined): { status: number; reason: string; 
  */
 export function clientErrorAnswer(error: NodeJS.ErrnoException): string {
   const { status, reason, message } = rejection(error.code);
-  const body = JSON.stringify(fail(status, message));
-  return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
-}
-
-/** By default Node answers such requests with an empty body; this answers them with `answer(error)` instead. */
-export function answerClientErrors(server: Server, logger: Logger, answer: (error: NodeJS.ErrnoException) => string): void {
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    // A response already under way on this socket (pipelining) cannot be followed by another one.
-    const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-    if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
-      socket.destroy();
-      return;
-    }
-    logger.info({ code: error.code }, 'request refused by the HTTP parser');
-    socket.end(answer(error));
-  });
+  return rawClientErrorAnswer({ status, reason, body: fail(status, message) });
 }
 
 export function installClientErrorEnvelope(server: Server, logger: Logger): void {
