@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { createTestUser, fixture, openTestService, usedBytes, type TestService } from './support/harness';
+import { tokenCalls } from './support/api-calls';
 
 // What an admin user manages through the API: users and membership groups.
 
@@ -11,14 +12,7 @@ beforeAll(async () => {
 afterAll(async () => svc?.close());
 beforeEach(async () => svc.reset());
 
-const read = (action: string, token: string, query = '') => request(svc.app).get(`${API}?action=${action}${query}`).set('X-API-Token', token);
-const write = (action: string, token: string) => request(svc.app).post(`${API}?action=${action}`).set('X-API-Token', token);
-
-async function sessionOf(name: string, options: { isAdmin?: boolean } = {}) {
-  const user = await createTestUser(svc.db, name, undefined, { password: 'password-123', ...options });
-  const res = await request(svc.app).post(`${API}?action=login`).send({ username: name, password: 'password-123' });
-  return { ...user, session: res.body.data.token as string };
-}
+const { read, write, sessionOf } = tokenCalls(() => svc);
 
 test('when a non-admin or an admin token (not a session) calls an admin action, then it is refused and nothing changes', async () => {
   const plain = await sessionOf('plain');

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { createTestUser, filesIn, fixtureBytes, imageRows, openTestService, storedKeys, usedBytes, type TestService } from './support/harness';
+import { tokenCalls } from './support/api-calls';
 
 // What an admin does with every user's images: find them by user, type, size and upload day, bin or
 // purge them in bulk (as each owner's own delete and purge), and ban a user's uploads.
@@ -12,14 +13,7 @@ beforeAll(async () => {
 afterAll(async () => svc?.close());
 beforeEach(async () => svc.reset());
 
-const read = (action: string, token: string, query = '') => request(svc.app).get(`${API}?action=${action}${query}`).set('X-API-Token', token);
-const write = (action: string, token: string) => request(svc.app).post(`${API}?action=${action}`).set('X-API-Token', token);
-
-async function sessionOf(name: string, options: { isAdmin?: boolean } = {}) {
-  const user = await createTestUser(svc.db, name, undefined, { password: 'password-123', ...options });
-  const res = await request(svc.app).post(`${API}?action=login`).send({ username: name, password: 'password-123' });
-  return { ...user, session: res.body.data.token as string };
-}
+const { read, write, sessionOf } = tokenCalls(() => svc);
 
 async function upload(token: string, fixtureName: string, filename = fixtureName) {
   const res = await write('upload', token).attach('file', fixtureBytes(fixtureName), { filename, contentType: 'application/octet-stream' });

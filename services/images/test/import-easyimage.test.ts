@@ -5,22 +5,13 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
-import { runAdminCommand, type AdminContext } from '../src/admin/commands';
 import { IMPORT_USAGE } from '../src/admin/import-command';
-import { fixtureBytes, filesIn, imageRows, createTestUser, openTestService, publicBytes, storedKeys, usedBytes, type TestService } from './support/harness';
+import { fixtureBytes, filesIn, imageRows, createTestUser, publicBytes, storedKeys, usedBytes } from './support/harness';
+import { reportRows, useImportRun } from './support/import-run';
 import { writeEasyImageInstall, type InstalledUpload } from './support/easyimage-install';
 
-let svc: TestService;
-let dir: string;
-beforeAll(async () => {
-  svc = await openTestService();
-});
-afterAll(async () => svc?.close());
-beforeEach(async () => {
-  await svc.reset();
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'easyimage-'));
-});
-afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+const run = useImportRun('easyimage-');
+const { admin } = run;
 
 const LIVE_TOKEN = '1c17b11693cb5ec63859b091c5b9c1b2';
 const TOKENS = {
@@ -34,24 +25,7 @@ const UPLOADS: InstalledUpload[] = [
 ];
 const BROKEN: InstalledUpload = { at: 'i/2024/01/04/65a3b2c3d4e5f.jpg', bytes: fixtureBytes('truncated.jpg'), log: { source: 'broken.jpg', date: '2024-01-04 12:00:00' } };
 
-/** Runs an admin command as the CLI does; `out`/`err` are its lines. `out` may stand in for a process that dies mid-run. */
-async function admin(argv: string[], out: (line: string) => void = () => {}) {
-  const lines = { out: [] as string[], err: [] as string[] };
-  const ctx: AdminContext = {
-    db: svc.db,
-    config: svc.config,
-    out: (line) => {
-      lines.out.push(line);
-      out(line);
-    },
-    err: (line) => lines.err.push(line),
-  };
-  const code = await runAdminCommand(argv, ctx);
-  return { code, ...lines };
-}
-
-const importArgs = (mapFile = path.join(dir, 'redirects.map')) => ['import-from', 'easyimage', path.join(dir, 'install'), '--user', 'alice', '--redirect-map', mapFile];
-const reportRows = (out: string[]) => out.filter((line) => /^(imported|skipped|failed)\t/.test(line)).map((line) => line.split('\t').slice(0, 3).join(' '));
+const importArgs = (mapFile = path.join(run.dir, 'redirects.map')) => ['import-from', 'easyimage', path.join(run.dir, 'install'), '--user', 'alice', '--redirect-map', mapFile];
 
 /** A free loopback port (taken and let go: nginx binds it next). */
 async function freePort(): Promise<number> {
@@ -93,8 +67,8 @@ async function askNginx(mapFile: string, uri: string): Promise<{ status: number;
 
 describe('import-from easyimage', () => {
   test('when an install is imported, then each image is stored with its original name and upload date, tokens keep working, the broken file is reported and the rest goes on', async () => {
-    const alice = await createTestUser(svc.db, 'alice');
-    writeEasyImageInstall(path.join(dir, 'install'), { tokens: TOKENS, uploads: [...UPLOADS, BROKEN] });
+    const alice = await createTestUser(run.svc.db, 'alice');
+    writeEasyImageInstall(path.join(run.dir, 'install'), { tokens: TOKENS, uploads: [...UPLOADS, BROKEN] });
 
     const result = await admin(importArgs());
 
@@ -112,35 +86,35 @@ describe('import-from easyimage', () => {
     expect(result.out).toContain('imported 4, skipped 1, failed 1');
     expect(result.err.at(-1)).toBe('error: 1 row(s) failed (listed above): fix them and run the same command again; what was imported is skipped');
 
-    const rows = await imageRows(svc.db, alice.id);
+    const rows = await imageRows(run.svc.db, alice.id);
     expect(rows.map((row) => [row.original_name, (row.created_at as Date).toISOString(), row.status])).toEqual([
       ['Cat & "dog".png', '2024-01-02T00:30:00.000Z', 'stored'],
       // No log entry: the day of its folder, at midnight in the install's time zone.
       ['65a2b2c3d4e5f.gif', '2024-01-02T16:00:00.000Z', 'stored'],
       ['截图.webp', '2024-02-10T15:59:59.000Z', 'stored'],
     ]);
-    expect(await usedBytes(svc.db, alice.id)).toBe(rows.reduce((sum, row) => sum + Number(row.file_size), 0));
-    expect(result.out).toContain(`used bytes of alice: ${await usedBytes(svc.db, alice.id)}`);
+    expect(await usedBytes(run.svc.db, alice.id)).toBe(rows.reduce((sum, row) => sum + Number(row.file_size), 0));
+    expect(result.out).toContain(`used bytes of alice: ${await usedBytes(run.svc.db, alice.id)}`);
     const firstUrl = result.out.find((line) => line.startsWith('imported\timage\t/i/2024/01/02/'))!.split('\t')[3]!;
-    expect(await publicBytes(svc, firstUrl)).toEqual(fixtureBytes('alpha.png'));
-    expect(filesIn(svc.storageDir, 'tmp')).toEqual([]);
+    expect(await publicBytes(run.svc, firstUrl)).toEqual(fixtureBytes('alpha.png'));
+    expect(filesIn(run.svc.storageDir, 'tmp')).toEqual([]);
     // The old host's files are read, never moved.
-    expect(fs.readFileSync(path.join(dir, 'install', UPLOADS[0]!.at))).toEqual(fixtureBytes('alpha.png'));
+    expect(fs.readFileSync(path.join(run.dir, 'install', UPLOADS[0]!.at))).toEqual(fixtureBytes('alpha.png'));
 
     // The live EasyImage token now uploads through the EasyImage-compatible API as alice.
-    const upload = await request(svc.app).post('/compat/easyimage/api/index.php').field('token', LIVE_TOKEN).attach('image', path.join(dir, 'install', UPLOADS[0]!.at));
+    const upload = await request(run.svc.app).post('/compat/easyimage/api/index.php').field('token', LIVE_TOKEN).attach('image', path.join(run.dir, 'install', UPLOADS[0]!.at));
     expect(upload.body).toMatchObject({ result: 'success', code: 200 });
-    expect(await imageRows(svc.db, alice.id)).toHaveLength(4);
+    expect(await imageRows(run.svc.db, alice.id)).toHaveLength(4);
   });
 
   test('when it runs twice, then the second run imports nothing again and writes the same redirect map', async () => {
-    const alice = await createTestUser(svc.db, 'alice');
-    writeEasyImageInstall(path.join(dir, 'install'), { tokens: TOKENS, uploads: UPLOADS });
+    const alice = await createTestUser(run.svc.db, 'alice');
+    writeEasyImageInstall(path.join(run.dir, 'install'), { tokens: TOKENS, uploads: UPLOADS });
     const first = await admin(importArgs());
     expect(first.code).toBe(0);
-    const map = fs.readFileSync(path.join(dir, 'redirects.map'), 'utf8');
-    const stored = await storedKeys(svc, 'public');
-    const used = await usedBytes(svc.db, alice.id);
+    const map = fs.readFileSync(path.join(run.dir, 'redirects.map'), 'utf8');
+    const stored = await storedKeys(run.svc, 'public');
+    const used = await usedBytes(run.svc.db, alice.id);
 
     const second = await admin(importArgs());
 
@@ -154,29 +128,29 @@ describe('import-from easyimage', () => {
     ]);
     expect(second.out).toContain('skipped\timage\t/i/2024/01/02/65a1b2c3d4e5f.png\talready imported');
     expect(second.out).toContain('imported 0, skipped 5, failed 0');
-    expect(await imageRows(svc.db, alice.id)).toHaveLength(3);
-    expect(Number((await svc.db('credentials').where({ user_id: alice.id, kind: 'named' }).count({ n: '*' }).first())?.n)).toBe(1); // a count is a string on Postgres, a number on PGlite
-    expect(await storedKeys(svc, 'public')).toEqual(stored);
-    expect(await usedBytes(svc.db, alice.id)).toBe(used);
-    expect(fs.readFileSync(path.join(dir, 'redirects.map'), 'utf8')).toBe(map);
+    expect(await imageRows(run.svc.db, alice.id)).toHaveLength(3);
+    expect(Number((await run.svc.db('credentials').where({ user_id: alice.id, kind: 'named' }).count({ n: '*' }).first())?.n)).toBe(1); // a count is a string on Postgres, a number on PGlite
+    expect(await storedKeys(run.svc, 'public')).toEqual(stored);
+    expect(await usedBytes(run.svc.db, alice.id)).toBe(used);
+    expect(fs.readFileSync(path.join(run.dir, 'redirects.map'), 'utf8')).toBe(map);
   });
 
   test('when a run is interrupted, then the next run continues where it stopped, and an image stored but not yet recorded is not stored twice', async () => {
-    const alice = await createTestUser(svc.db, 'alice');
-    writeEasyImageInstall(path.join(dir, 'install'), { tokens: {}, uploads: UPLOADS });
+    const alice = await createTestUser(run.svc.db, 'alice');
+    writeEasyImageInstall(path.join(run.dir, 'install'), { tokens: {}, uploads: UPLOADS });
     // The process dies right after it reported its first image.
     const interrupted = await admin(importArgs(), (line) => {
       if (line.startsWith('imported\timage')) throw new Error('killed');
     });
     expect(interrupted.code).toBe(1);
     expect(interrupted.err).toEqual([expect.stringMatching(/^importing 3 image/), 'error: killed']);
-    expect(await imageRows(svc.db, alice.id)).toHaveLength(1);
+    expect(await imageRows(run.svc.db, alice.id)).toHaveLength(1);
     // And a run that died between storing the second image and recording it: its record is missing.
     const second = await admin(importArgs(), (line) => {
       if (line.startsWith('imported\timage\t/i/2024/01/03/')) throw new Error('killed');
     });
     expect(second.code).toBe(1);
-    await svc.db('import_records').where({ source_id: '/i/2024/01/03/65a2b2c3d4e5f.gif' }).delete();
+    await run.svc.db('import_records').where({ source_id: '/i/2024/01/03/65a2b2c3d4e5f.gif' }).delete();
 
     const resumed = await admin(importArgs());
 
@@ -186,16 +160,16 @@ describe('import-from easyimage', () => {
       'imported image /i/2024/01/03/65a2b2c3d4e5f.gif',
       'imported image /i/u/2024/02/10/65c7b2c3d4e5f.webp',
     ]);
-    const rows = await imageRows(svc.db, alice.id);
+    const rows = await imageRows(run.svc.db, alice.id);
     expect(rows.map((row) => row.original_name)).toEqual(['Cat & "dog".png', '65a2b2c3d4e5f.gif', '截图.webp']);
-    expect(await storedKeys(svc, 'public')).toHaveLength(3);
-    expect(await usedBytes(svc.db, alice.id)).toBe(rows.reduce((sum, row) => sum + Number(row.file_size), 0));
+    expect(await storedKeys(run.svc, 'public')).toHaveLength(3);
+    expect(await usedBytes(run.svc.db, alice.id)).toBe(rows.reduce((sum, row) => sum + Number(row.file_size), 0));
   });
 
   test('when the owner\'s group quota is reached part-way, then the rest are reported with the reason and used bytes stay exact; raising the quota and running again brings them in', async () => {
-    const alice = await createTestUser(svc.db, 'alice');
-    writeEasyImageInstall(path.join(dir, 'install'), { tokens: {}, uploads: UPLOADS });
-    await svc.db('groups').where({ name: 'default' }).update({ quota_bytes: fixtureBytes('alpha.png').length + 10 });
+    const alice = await createTestUser(run.svc.db, 'alice');
+    writeEasyImageInstall(path.join(run.dir, 'install'), { tokens: {}, uploads: UPLOADS });
+    await run.svc.db('groups').where({ name: 'default' }).update({ quota_bytes: fixtureBytes('alpha.png').length + 10 });
 
     const limited = await admin(importArgs());
 
@@ -204,48 +178,48 @@ describe('import-from easyimage', () => {
       "failed\timage\t/i/2024/01/03/65a2b2c3d4e5f.gif\tover the owner's group quota (raise it with edit-group, then run the import again)",
       "failed\timage\t/i/u/2024/02/10/65c7b2c3d4e5f.webp\tover the owner's group quota (raise it with edit-group, then run the import again)",
     ]);
-    const [only] = await imageRows(svc.db, alice.id);
-    expect(await usedBytes(svc.db, alice.id)).toBe(Number(only!.file_size));
+    const [only] = await imageRows(run.svc.db, alice.id);
+    expect(await usedBytes(run.svc.db, alice.id)).toBe(Number(only!.file_size));
 
     expect((await admin(['edit-group', 'default', '--quota', '1GiB'])).code).toBe(0);
     const again = await admin(importArgs());
     expect(again.code).toBe(0);
     expect(again.out).toContain('imported 2, skipped 1, failed 0');
-    const rows = await imageRows(svc.db, alice.id);
-    expect(await usedBytes(svc.db, alice.id)).toBe(rows.reduce((sum, row) => sum + Number(row.file_size), 0));
+    const rows = await imageRows(run.svc.db, alice.id);
+    expect(await usedBytes(run.svc.db, alice.id)).toBe(rows.reduce((sum, row) => sum + Number(row.file_size), 0));
   });
 
   test('when the redirect map is written, then it maps each old path to the image\'s new address as an nginx map body, nothing else is written beside it, and nginx redirects an old path by it', async () => {
-    await createTestUser(svc.db, 'alice');
-    writeEasyImageInstall(path.join(dir, 'install'), { tokens: {}, uploads: UPLOADS });
-    const mapFile = path.join(dir, 'redirects.map');
+    await createTestUser(run.svc.db, 'alice');
+    writeEasyImageInstall(path.join(run.dir, 'install'), { tokens: {}, uploads: UPLOADS });
+    const mapFile = path.join(run.dir, 'redirects.map');
     expect((await admin(importArgs(mapFile))).code).toBe(0);
-    const keys = (await imageRows(svc.db)).map((row) => row.storage_key as string);
+    const keys = (await imageRows(run.svc.db)).map((row) => row.storage_key as string);
 
     expect(fs.readFileSync(mapFile, 'utf8')).toBe(
       [
-        `# EasyImage ${path.join(dir, 'install')}: old path -> new address (map $uri $imported_image { include ${mapFile}; })`,
-        `"/i/2024/01/02/65a1b2c3d4e5f.png" "${svc.config.publicBaseUrl}/i/${keys[0]}";`,
-        `"/i/2024/01/03/65a2b2c3d4e5f.gif" "${svc.config.publicBaseUrl}/i/${keys[1]}";`,
-        `"/i/u/2024/02/10/65c7b2c3d4e5f.webp" "${svc.config.publicBaseUrl}/i/${keys[2]}";`,
+        `# EasyImage ${path.join(run.dir, 'install')}: old path -> new address (map $uri $imported_image { include ${mapFile}; })`,
+        `"/i/2024/01/02/65a1b2c3d4e5f.png" "${run.svc.config.publicBaseUrl}/i/${keys[0]}";`,
+        `"/i/2024/01/03/65a2b2c3d4e5f.gif" "${run.svc.config.publicBaseUrl}/i/${keys[1]}";`,
+        `"/i/u/2024/02/10/65c7b2c3d4e5f.webp" "${run.svc.config.publicBaseUrl}/i/${keys[2]}";`,
         '',
       ].join('\n'),
     );
-    expect(fs.readdirSync(dir).sort()).toEqual(['install', 'redirects.map']);
+    expect(fs.readdirSync(run.dir).sort()).toEqual(['install', 'redirects.map']);
 
     // nginx, as the README sets it up for the old host name, answers an old path with the new address.
     const location = await askNginx(mapFile, '/i/u/2024/02/10/65c7b2c3d4e5f.webp');
-    expect(location).toEqual({ status: 301, location: `${svc.config.publicBaseUrl}/i/${keys[2]}` });
+    expect(location).toEqual({ status: 301, location: `${run.svc.config.publicBaseUrl}/i/${keys[2]}` });
     expect(await askNginx(mapFile, '/i/2024/01/09/unknown.png')).toEqual({ status: 404, location: null });
   });
 
   test('when the directory is not an EasyImage install or the user is missing, then it says so and imports nothing', async () => {
-    fs.mkdirSync(path.join(dir, 'install'));
-    expect(await admin(importArgs())).toMatchObject({ code: 1, err: [`error: ${path.join(dir, 'install')} is not an EasyImage install: there is no config/config.php`] });
-    writeEasyImageInstall(path.join(dir, 'install'), { tokens: {}, uploads: UPLOADS });
+    fs.mkdirSync(path.join(run.dir, 'install'));
+    expect(await admin(importArgs())).toMatchObject({ code: 1, err: [`error: ${path.join(run.dir, 'install')} is not an EasyImage install: there is no config/config.php`] });
+    writeEasyImageInstall(path.join(run.dir, 'install'), { tokens: {}, uploads: UPLOADS });
     expect(await admin(importArgs())).toMatchObject({ code: 1, err: ['error: user alice does not exist: create it first (create-user alice)'] });
-    expect(await admin(['import-from', 'easyimage', path.join(dir, 'install')])).toMatchObject({ code: 2, err: [`error: usage: ${IMPORT_USAGE}`, 'run with --help for usage'] });
-    expect(await imageRows(svc.db)).toEqual([]);
-    expect(Number((await svc.db('import_records').count({ n: '*' }).first())?.n)).toBe(0); // a count is a string on Postgres, a number on PGlite
+    expect(await admin(['import-from', 'easyimage', path.join(run.dir, 'install')])).toMatchObject({ code: 2, err: [`error: usage: ${IMPORT_USAGE}`, 'run with --help for usage'] });
+    expect(await imageRows(run.svc.db)).toEqual([]);
+    expect(Number((await run.svc.db('import_records').count({ n: '*' }).first())?.n)).toBe(0); // a count is a string on Postgres, a number on PGlite
   });
 });

@@ -1,21 +1,11 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { runAdminCommand } from '../src/admin/commands';
-import { fixtureBytes, filesIn, imageRows, openTestService, publicBytes, storedKeys, usedBytes, MIB, type TestService } from './support/harness';
+import { fixtureBytes, filesIn, imageRows, publicBytes, storedKeys, usedBytes, MIB } from './support/harness';
+import { reportRows, useImportRun } from './support/import-run';
 import { writeLskyInstall, writeLskyMysqlDump, type LskyFixture } from './support/lsky-database';
 
-let svc: TestService;
-let dir: string;
-beforeAll(async () => {
-  svc = await openTestService();
-});
-afterAll(async () => svc?.close());
-beforeEach(async () => {
-  await svc.reset();
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lsky-'));
-});
-afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+const run = useImportRun('lsky-');
+const { admin } = run;
 
 const LSKY: LskyFixture = {
   groups: [
@@ -37,16 +27,9 @@ const LSKY: LskyFixture = {
   ],
 };
 
-async function admin(argv: string[]) {
-  const lines = { out: [] as string[], err: [] as string[] };
-  const code = await runAdminCommand(argv, { db: svc.db, config: svc.config, out: (line) => lines.out.push(line), err: (line) => lines.err.push(line) });
-  return { code, ...lines };
-}
-
-const databaseFile = () => path.join(dir, 'database.sqlite');
-const storageDir = () => path.join(dir, 'storage', 'app', 'uploads');
-const importArgs = () => ['import-from', 'lsky', databaseFile(), storageDir(), '--redirect-map', path.join(dir, 'lsky.map')];
-const reportRows = (out: string[]) => out.filter((line) => /^(imported|skipped|failed)\t/.test(line)).map((line) => line.split('\t').slice(0, 3).join(' '));
+const databaseFile = () => path.join(run.dir, 'database.sqlite');
+const storageDir = () => path.join(run.dir, 'storage', 'app', 'uploads');
+const importArgs = () => ['import-from', 'lsky', databaseFile(), storageDir(), '--redirect-map', path.join(run.dir, 'lsky.map')];
 
 describe('import-from lsky', () => {
   test('when a Lsky database is imported, then groups, users (named by email), albums as categories and images with names and dates arrive; a guest upload is skipped and a missing file reported', async () => {
@@ -72,19 +55,19 @@ describe('import-from lsky', () => {
     expect(result.out).toContain('imported 8, skipped 1, failed 1');
 
     expect(result.out).toContain('imported\tgroup\t1\tlsky-1');
-    const groups = await svc.db('groups').whereIn('name', ['lsky-1', 'VIP']).orderBy('name').select('name', 'max_file_size', 'quota_bytes');
+    const groups = await run.svc.db('groups').whereIn('name', ['lsky-1', 'VIP']).orderBy('name').select('name', 'max_file_size', 'quota_bytes');
     expect(groups.map((group) => [group.name, Number(group.max_file_size), Number(group.quota_bytes)])).toEqual([
       ['VIP', 20 * MIB, 2048 * MIB],
       ['lsky-1', 5 * MIB, 1024 * MIB],
     ]);
-    const users = await svc.db('users as u').join('groups as g', 'g.id', 'u.group_id').orderBy('u.id').select('u.id', 'u.name', 'g.name as group', 'u.is_admin', 'u.disabled_at', 'u.password_hash');
+    const users = await run.svc.db('users as u').join('groups as g', 'g.id', 'u.group_id').orderBy('u.id').select('u.id', 'u.name', 'g.name as group', 'u.is_admin', 'u.disabled_at', 'u.password_hash');
     expect(users.map((user) => [user.name, user.group, user.is_admin, user.disabled_at !== null, user.password_hash])).toEqual([
       ['alice@example.com', 'lsky-1', true, false, null],
       ['bob@example.com', 'VIP', false, true, null],
     ]);
     const [alice, bob] = users as Array<{ id: number }>;
-    const travel = await svc.db('categories').where({ user_id: alice!.id, name: '旅行' }).first();
-    const rows = await imageRows(svc.db);
+    const travel = await run.svc.db('categories').where({ user_id: alice!.id, name: '旅行' }).first();
+    const rows = await imageRows(run.svc.db);
     expect(rows.map((row) => [row.user_id, row.original_name, (row.created_at as Date).toISOString(), row.category_id === travel.id])).toEqual([
       [alice!.id, '海边.png', '2024-01-02T00:30:00.000Z', true],
       [alice!.id, 'cat.gif', '2024-01-05T04:00:00.000Z', false],
@@ -92,18 +75,18 @@ describe('import-from lsky', () => {
     ]);
     for (const [user, name] of [[alice!, 'alice@example.com'], [bob!, 'bob@example.com']] as const) {
       const used = rows.filter((row) => row.user_id === user.id).reduce((sum, row) => sum + Number(row.file_size), 0);
-      expect(await usedBytes(svc.db, user.id)).toBe(used);
+      expect(await usedBytes(run.svc.db, user.id)).toBe(used);
       expect(result.out).toContain(`used bytes of ${name}: ${used}`);
     }
     const url = result.out.find((line) => line.startsWith('imported\timage\t/i/2024/01/02/'))!.split('\t')[3]!;
-    expect(await publicBytes(svc, url)).toEqual(fixtureBytes('alpha.png'));
-    expect(filesIn(svc.storageDir, 'tmp')).toEqual([]);
+    expect(await publicBytes(run.svc, url)).toEqual(fixtureBytes('alpha.png'));
+    expect(filesIn(run.svc.storageDir, 'tmp')).toEqual([]);
 
-    const map = fs.readFileSync(path.join(dir, 'lsky.map'), 'utf8').split('\n');
+    const map = fs.readFileSync(path.join(run.dir, 'lsky.map'), 'utf8').split('\n');
     expect(map.slice(1)).toEqual([
-      `"/i/2024/01/02/a1b2c3.png" "${svc.config.publicBaseUrl}/i/${rows[0]!.storage_key}";`,
-      `"/i/2024/01/05/d4e5f6.gif" "${svc.config.publicBaseUrl}/i/${rows[1]!.storage_key}";`,
-      `"/i/2024/02/01/g7h8i9.webp" "${svc.config.publicBaseUrl}/i/${rows[2]!.storage_key}";`,
+      `"/i/2024/01/02/a1b2c3.png" "${run.svc.config.publicBaseUrl}/i/${rows[0]!.storage_key}";`,
+      `"/i/2024/01/05/d4e5f6.gif" "${run.svc.config.publicBaseUrl}/i/${rows[1]!.storage_key}";`,
+      `"/i/2024/02/01/g7h8i9.webp" "${run.svc.config.publicBaseUrl}/i/${rows[2]!.storage_key}";`,
       '',
     ]);
   });
@@ -111,27 +94,27 @@ describe('import-from lsky', () => {
   test('when it runs twice, then the second run imports nothing again; once the missing file is back, only it is imported', async () => {
     await writeLskyInstall(databaseFile(), storageDir(), LSKY);
     expect((await admin(importArgs())).code).toBe(1);
-    const stored = await storedKeys(svc, 'public');
+    const stored = await storedKeys(run.svc, 'public');
 
     const second = await admin(importArgs());
     expect(second.out).toContain('imported 0, skipped 9, failed 1');
-    expect(await storedKeys(svc, 'public')).toEqual(stored);
-    expect(Number((await svc.db('users').count({ n: '*' }).first())?.n)).toBe(2); // a count is a string on Postgres, a number on PGlite
-    expect(Number((await svc.db('categories').where({ name: '旅行' }).count({ n: '*' }).first())?.n)).toBe(1); // a count is a string on Postgres, a number on PGlite
+    expect(await storedKeys(run.svc, 'public')).toEqual(stored);
+    expect(Number((await run.svc.db('users').count({ n: '*' }).first())?.n)).toBe(2); // a count is a string on Postgres, a number on PGlite
+    expect(Number((await run.svc.db('categories').where({ name: '旅行' }).count({ n: '*' }).first())?.n)).toBe(1); // a count is a string on Postgres, a number on PGlite
 
     fs.mkdirSync(path.join(storageDir(), '2024/02/03'), { recursive: true });
     fs.copyFileSync(path.join(__dirname, 'fixtures', 'tiny.png'), path.join(storageDir(), '2024/02/03/gone.png'));
     const third = await admin(importArgs());
     expect(third.code).toBe(0);
     expect(reportRows(third.out).filter((row) => row.startsWith('imported'))).toEqual(['imported image /i/2024/02/03/gone.png']);
-    expect(await imageRows(svc.db)).toHaveLength(4);
+    expect(await imageRows(run.svc.db)).toHaveLength(4);
   });
 
   test('when the file is not a Lsky database, then it says so and imports nothing', async () => {
     fs.writeFileSync(databaseFile(), 'not sqlite');
     expect(await admin(importArgs())).toMatchObject({ code: 1, err: [`error: ${databaseFile()} is neither a SQLite database nor a MySQL dump (no CREATE TABLE in it)`] });
-    expect(await admin(['import-from', 'lsky', path.join(dir, 'nothing.sqlite'), storageDir()])).toMatchObject({ code: 1, err: [`error: no Lsky Pro database at ${path.join(dir, 'nothing.sqlite')}`] });
-    expect(Number((await svc.db('import_records').count({ n: '*' }).first())?.n)).toBe(0); // a count is a string on Postgres, a number on PGlite
+    expect(await admin(['import-from', 'lsky', path.join(run.dir, 'nothing.sqlite'), storageDir()])).toMatchObject({ code: 1, err: [`error: no Lsky Pro database at ${path.join(run.dir, 'nothing.sqlite')}`] });
+    expect(Number((await run.svc.db('import_records').count({ n: '*' }).first())?.n)).toBe(0); // a count is a string on Postgres, a number on PGlite
   });
 
   test('when the database is a MySQL dump as mysqldump writes it, then the same rows arrive, strings unescaped', async () => {
@@ -140,20 +123,20 @@ describe('import-from lsky', () => {
       albums: [{ id: 1, user_id: 1, name: '旅行 \\ "2024"' }],
       images: LSKY.images.map((image) => (image.id === 2 ? { ...image, origin_name: 'it\'s "cat".gif' } : image)),
     };
-    const dumpFile = path.join(dir, 'lsky.sql');
+    const dumpFile = path.join(run.dir, 'lsky.sql');
     writeLskyMysqlDump(dumpFile, storageDir(), tricky);
 
-    const result = await admin(['import-from', 'lsky', dumpFile, storageDir(), '--redirect-map', path.join(dir, 'lsky.map')]);
+    const result = await admin(['import-from', 'lsky', dumpFile, storageDir(), '--redirect-map', path.join(run.dir, 'lsky.map')]);
 
     expect(result.out).toContain('imported 8, skipped 1, failed 1');
-    const rows = await imageRows(svc.db);
+    const rows = await imageRows(run.svc.db);
     expect(rows.map((row) => [row.original_name, (row.created_at as Date).toISOString()])).toEqual([
       ['海边.png', '2024-01-02T00:30:00.000Z'],
       ['it\'s "cat".gif', '2024-01-05T04:00:00.000Z'],
       ['bob.webp', '2024-01-31T16:00:01.000Z'],
     ]);
-    expect((await svc.db('users').orderBy('id').select('name')).map((user) => user.name)).toEqual(['alice@example.com', 'bob@example.com']);
-    expect(Number((await svc.db('groups').where({ name: 'VIP' }).first()).max_file_size)).toBe(20 * MIB);
-    expect(Number((await svc.db('categories').where({ name: '旅行 \\ "2024"' }).count({ n: '*' }).first())?.n)).toBe(1); // a count is a string on Postgres, a number on PGlite
+    expect((await run.svc.db('users').orderBy('id').select('name')).map((user) => user.name)).toEqual(['alice@example.com', 'bob@example.com']);
+    expect(Number((await run.svc.db('groups').where({ name: 'VIP' }).first()).max_file_size)).toBe(20 * MIB);
+    expect(Number((await run.svc.db('categories').where({ name: '旅行 \\ "2024"' }).count({ n: '*' }).first())?.n)).toBe(1); // a count is a string on Postgres, a number on PGlite
   });
 });

@@ -1,9 +1,8 @@
-import request from 'supertest';
 import { createTestUser, expectConsistentStore, filesIn, storedKeys, fixture, imageRows, openTestService, usedBytes, type TestService } from './support/harness';
+import { tokenCalls } from './support/api-calls';
 
 // Categories (rename, delete), moving images, and delete/restore/purge of many ids at once.
 
-const API = '/api/image.php';
 let svc: TestService;
 beforeAll(async () => {
   svc = await openTestService();
@@ -11,8 +10,7 @@ beforeAll(async () => {
 afterAll(async () => svc?.close());
 beforeEach(async () => svc.reset());
 
-const write = (action: string, token: string) => request(svc.app).post(`${API}?action=${action}`).set('X-API-Token', token);
-const read = (action: string, token: string, query = '') => request(svc.app).get(`${API}?action=${action}${query}`).set('X-API-Token', token);
+const { read, write } = tokenCalls(() => svc);
 
 async function upload(token: string, categoryId?: number): Promise<number> {
   const req = write('upload', token);

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { createTestUser, fixture, openTestService, type TestService } from './support/harness';
+import { tokenCalls } from './support/api-calls';
 
 // Renaming an image (extension): the displayed name only; the URL and the stored file stay.
 
@@ -11,8 +12,7 @@ beforeAll(async () => {
 afterAll(async () => svc?.close());
 beforeEach(async () => svc.reset());
 
-const write = (action: string, token: string) => request(svc.app).post(`${API}?action=${action}`).set('X-API-Token', token);
-const read = (action: string, token: string, query = '') => request(svc.app).get(`${API}?action=${action}${query}`).set('X-API-Token', token);
+const { read, write } = tokenCalls(() => svc);
 
 async function upload(token: string): Promise<{ id: number; url: string }> {
   const res = await write('upload', token).attach('file', fixture('tiny.png'), 'IMG_0001.png');

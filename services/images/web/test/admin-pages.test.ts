@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeWithChromium, launchChromium, seriousAxeViolations } from '@platform/kit/testing';
-import { screenshotDir, watchForProblems } from './support/browser';
+import { describeWithChromium, seriousAxeViolations } from '@platform/kit/testing';
+import { openAppBrowser, screenshotDir, signInThroughForm } from './support/browser';
 import { sampleImage } from './support/sample-images';
 import { startWebPlatform, type WebPlatform } from './support/web-platform';
 
@@ -32,11 +32,7 @@ describeWithChromium('the admin images and settings tabs in Chromium', () => {
   const expectAccessible = async (target: Page = page) => expect(await seriousAxeViolations(target)).toEqual([]);
 
   async function signIn(target: Page, on: WebPlatform) {
-    await target.goto(`${on.baseUrl}/app/sign-in`);
-    await target.getByLabel('用户名').fill('root');
-    await target.getByLabel('密码').fill(PASSWORD);
-    await target.getByRole('button', { name: '登录' }).click();
-    await target.waitForURL(`${on.baseUrl}/app/`);
+    await signInThroughForm(target, on.baseUrl, { name: 'root', password: PASSWORD });
     await target.goto(`${on.baseUrl}/app/admin`);
   }
 
@@ -52,10 +48,7 @@ describeWithChromium('the admin images and settings tabs in Chromium', () => {
     shots = screenshotDir(tempShots);
     platform = await startWebPlatform();
     await platform.services.userAdmin.createUser({ name: 'root', password: PASSWORD, isAdmin: true });
-    browser = await launchChromium({ args: ['--lang=zh-CN'] });
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'zh-CN' });
-    ({ problems } = watchForProblems(context));
-    page = await context.newPage();
+    ({ browser, context, page, problems } = await openAppBrowser({ viewport: { width: 1280, height: 900 } }));
   }, 120000);
 
   afterAll(async () => {

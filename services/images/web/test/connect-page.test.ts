@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { describeWithChromium, launchChromium, seriousAxeViolations } from '@platform/kit/testing';
-import { screenshotDir, watchForProblems } from './support/browser';
+import { screenshotDir, signInThroughForm, watchForProblems } from './support/browser';
 import { sampleImage } from './support/sample-images';
 import { startWebPlatform, type WebPlatform } from './support/web-platform';
 
@@ -46,11 +46,7 @@ describeWithChromium('the connect-your-client page', () => {
   }
 
   test('when a signed-in user opens it from the navigation and creates the Lsky plugin settings, then they upload with a token named for the client; the web-uploader header works too', async () => {
-    await page.goto(`${platform.baseUrl}/app/sign-in`);
-    await page.getByLabel('用户名').fill('carol');
-    await page.getByLabel('密码').fill(PASSWORD);
-    await page.getByRole('button', { name: '登录' }).click();
-    await page.waitForURL(`${platform.baseUrl}/app/`);
+    await signInThroughForm(page, platform.baseUrl, { name: 'carol', password: PASSWORD });
 
     await page.getByRole('navigation', { name: '主导航' }).getByRole('link', { name: '连接客户端', exact: true }).click();
     await page.waitForURL('**/app/connect');

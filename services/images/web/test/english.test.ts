@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describeWithChromium, launchChromium, seriousAxeViolations } from '@platform/kit/testing';
-import { watchForProblems } from './support/browser';
+import { signInThroughForm, watchForProblems } from './support/browser';
 import { startWebPlatform, type WebPlatform } from './support/web-platform';
 
 const PASSWORD = 'ivan-password-1';
@@ -31,11 +31,7 @@ describeWithChromium('the app in English, in Chromium', () => {
     });
     ({ problems } = watchForProblems(context));
     page = await context.newPage();
-    await page.goto(`${platform.baseUrl}/app/sign-in`);
-    await page.getByLabel('Username').fill('ivan');
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${platform.baseUrl}/app/`);
+    await signInThroughForm(page, platform.baseUrl, { name: 'ivan', password: PASSWORD }, 'en');
   }, 120000);
 
   afterAll(async () => {

@@ -4,8 +4,8 @@
  * and when the connection comes back the banner leaves and the page loads its data again.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeWithChromium, launchChromium, seriousAxeViolations } from '@platform/kit/testing';
-import { watchForProblems } from './support/browser';
+import { describeWithChromium, seriousAxeViolations } from '@platform/kit/testing';
+import { openAppBrowser, signInThroughForm } from './support/browser';
 import { sampleImage } from './support/sample-images';
 import { startWebPlatform, type WebPlatform } from './support/web-platform';
 
@@ -30,15 +30,8 @@ describeWithChromium('offline in Chromium', () => {
     form.append('file', new Blob([new Uint8Array(await sampleImage('lake', 'jpeg', 320, 200))], { type: 'image/jpeg' }), '湖.jpg');
     expect((await platform.api('upload', { token, form })).code).toBe(0);
 
-    browser = await launchChromium({ args: ['--lang=zh-CN'] });
-    context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'zh-CN' });
-    ({ problems } = watchForProblems(context));
-    page = await context.newPage();
-    await page.goto(`${platform.baseUrl}/app/sign-in`);
-    await page.getByLabel('用户名').fill('finn');
-    await page.getByLabel('密码').fill(PASSWORD);
-    await page.getByRole('button', { name: '登录' }).click();
-    await page.waitForURL(`${platform.baseUrl}/app/`);
+    ({ browser, context, page, problems } = await openAppBrowser());
+    await signInThroughForm(page, platform.baseUrl, { name: 'finn', password: PASSWORD });
     await cards().first().waitFor();
   }, 120000);
 

@@ -4,8 +4,8 @@
  * out on purpose starts afresh, and `next` never leads outside the app.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeWithChromium, launchChromium, seriousAxeViolations } from '@platform/kit/testing';
-import { watchForProblems } from './support/browser';
+import { describeWithChromium, seriousAxeViolations } from '@platform/kit/testing';
+import { openAppBrowser } from './support/browser';
 import { startWebPlatform, type WebPlatform } from './support/web-platform';
 
 const PASSWORD = 'hana-password-1';
@@ -33,10 +33,7 @@ describeWithChromium('session expiry in Chromium', () => {
   beforeAll(async () => {
     platform = await startWebPlatform();
     await platform.services.userAdmin.createUser({ name: 'hana', password: PASSWORD });
-    browser = await launchChromium({ args: ['--lang=zh-CN'] });
-    context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'zh-CN' });
-    ({ problems } = watchForProblems(context));
-    page = await context.newPage();
+    ({ browser, context, page, problems } = await openAppBrowser());
     await page.goto(`${platform.baseUrl}/app/sign-in`);
     await signIn();
     await page.waitForURL(`${platform.baseUrl}/app/`);

@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeWithChromium, launchChromium, seriousAxeViolations } from '@platform/kit/testing';
-import { screenshotDir, watchForProblems } from './support/browser';
+import { describeWithChromium, seriousAxeViolations } from '@platform/kit/testing';
+import { openAppBrowser, screenshotDir, signInThroughForm } from './support/browser';
 import { sampleImage } from './support/sample-images';
 import { startWebPlatform, type WebPlatform } from './support/web-platform';
 
@@ -39,16 +39,8 @@ describeWithChromium('album share links and public image pages in Chromium', () 
     const uploaded = await platform.api('upload', { token, form });
     expect(uploaded.code).toBe(0);
     imageId = uploaded.data.id;
-    browser = await launchChromium({ args: ['--lang=zh-CN'] });
-    context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'zh-CN' });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: platform.baseUrl });
-    ({ problems } = watchForProblems(context));
-    page = await context.newPage();
-    await page.goto(`${platform.baseUrl}/app/sign-in`);
-    await page.getByLabel('用户名').fill('erin');
-    await page.getByLabel('密码').fill(PASSWORD);
-    await page.getByRole('button', { name: '登录' }).click();
-    await page.waitForURL(`${platform.baseUrl}/app/`);
+    ({ browser, context, page, problems } = await openAppBrowser({}, { clipboardFor: platform.baseUrl }));
+    await signInThroughForm(page, platform.baseUrl, { name: 'erin', password: PASSWORD });
   }, 120000);
 
   afterAll(async () => {

@@ -3,8 +3,8 @@
  * and "copy all links" of an upload batch and of a gallery selection.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeWithChromium, launchChromium, seriousAxeViolations } from '@platform/kit/testing';
-import { watchForProblems } from './support/browser';
+import { describeWithChromium, seriousAxeViolations } from '@platform/kit/testing';
+import { openAppBrowser, signInThroughForm } from './support/browser';
 import { sampleImage } from './support/sample-images';
 import { startWebPlatform, type WebPlatform } from './support/web-platform';
 
@@ -25,16 +25,8 @@ describeWithChromium('renaming and copying links in Chromium', () => {
   beforeAll(async () => {
     platform = await startWebPlatform();
     token = (await platform.services.userAdmin.createUser({ name: 'dora', password: PASSWORD })).token;
-    browser = await launchChromium({ args: ['--lang=zh-CN'] });
-    context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'zh-CN' });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: platform.baseUrl });
-    ({ problems } = watchForProblems(context));
-    page = await context.newPage();
-    await page.goto(`${platform.baseUrl}/app/sign-in`);
-    await page.getByLabel('用户名').fill('dora');
-    await page.getByLabel('密码').fill(PASSWORD);
-    await page.getByRole('button', { name: '登录' }).click();
-    await page.waitForURL(`${platform.baseUrl}/app/`);
+    ({ browser, context, page, problems } = await openAppBrowser({}, { clipboardFor: platform.baseUrl }));
+    await signInThroughForm(page, platform.baseUrl, { name: 'dora', password: PASSWORD });
   }, 120000);
 
   afterAll(async () => {

@@ -4,8 +4,8 @@
  * (gallery, detail, bin, tokens, admin) in its own zone, with the zone named.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeWithChromium, launchChromium, seriousAxeViolations } from '@platform/kit/testing';
-import { watchForProblems } from './support/browser';
+import { describeWithChromium, seriousAxeViolations } from '@platform/kit/testing';
+import { openAppBrowser, signInThroughForm } from './support/browser';
 import { sampleImage } from './support/sample-images';
 import { startWebPlatform, type WebPlatform } from './support/web-platform';
 
@@ -50,15 +50,8 @@ describeWithChromium('times in the viewer\'s zone, in Chromium', () => {
     session = (await platform.api('login', { form: { username: 'erin', password: PASSWORD } })).data.token;
     expect((await platform.api('create_token', { token: session, form: { name: 'PicGo' } })).code).toBe(0);
 
-    browser = await launchChromium({ args: ['--lang=zh-CN'] });
-    context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'zh-CN', timezoneId: 'America/Los_Angeles' });
-    ({ problems } = watchForProblems(context));
-    page = await context.newPage();
-    await page.goto(`${platform.baseUrl}/app/sign-in`);
-    await page.getByLabel('用户名').fill('erin');
-    await page.getByLabel('密码').fill(PASSWORD);
-    await page.getByRole('button', { name: '登录' }).click();
-    await page.waitForURL(`${platform.baseUrl}/app/`);
+    ({ browser, context, page, problems } = await openAppBrowser({ timezoneId: 'America/Los_Angeles' }));
+    await signInThroughForm(page, platform.baseUrl, { name: 'erin', password: PASSWORD });
   }, 120000);
 
   afterAll(async () => {

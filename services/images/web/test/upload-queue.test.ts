@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { describeWithChromium, launchChromium, seriousAxeViolations } from '@platform/kit/testing';
-import { screenshotDir, watchForProblems } from './support/browser';
+import { screenshotDir, signInThroughForm, watchForProblems } from './support/browser';
 import { sampleImage, type Scene } from './support/sample-images';
 import { startWebPlatform, type WebPlatform } from './support/web-platform';
 
@@ -32,11 +32,7 @@ describeWithChromium('the upload queue in Chromium', () => {
     (await platform.api('list', { token: tokens[name], query: { limit: '100' } })).data as { total: number; list: Array<{ original_name: string }> };
 
   async function signIn(name: string): Promise<void> {
-    await page.goto(`${platform.baseUrl}/app/sign-in`);
-    await page.getByLabel('用户名').fill(name);
-    await page.getByLabel('密码').fill(PASSWORD);
-    await page.getByRole('button', { name: '登录' }).click();
-    await page.waitForURL(`${platform.baseUrl}/app/`);
+    await signInThroughForm(page, platform.baseUrl, { name, password: PASSWORD });
     await page.getByRole('navigation', { name: '主导航' }).getByRole('link', { name: '上传', exact: true }).click();
     await page.getByRole('heading', { name: '上传图片' }).waitFor();
     await page.locator('[data-fact=space-left]').waitFor();

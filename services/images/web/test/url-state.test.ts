@@ -3,8 +3,8 @@
  * reload and a shared link; Back with an image's detail open closes the detail, not the gallery.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeWithChromium, launchChromium, seriousAxeViolations } from '@platform/kit/testing';
-import { watchForProblems } from './support/browser';
+import { describeWithChromium, seriousAxeViolations } from '@platform/kit/testing';
+import { openAppBrowser, signInThroughForm } from './support/browser';
 import { sampleImage } from './support/sample-images';
 import { startWebPlatform, type WebPlatform } from './support/web-platform';
 
@@ -42,15 +42,8 @@ describeWithChromium('state in the URL, in Chromium', () => {
     for (let n = 1; n <= PLAIN_IMAGES; n++) await upload(`plain-${String(n).padStart(2, '0')}.png`);
     seaIds = [await upload('海边-旅行.png', travelId), await upload('海边-家里.png')];
 
-    browser = await launchChromium({ args: ['--lang=zh-CN'] });
-    context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'zh-CN' });
-    ({ problems } = watchForProblems(context));
-    page = await context.newPage();
-    await page.goto(`${platform.baseUrl}/app/sign-in`);
-    await page.getByLabel('用户名').fill('gina');
-    await page.getByLabel('密码').fill(PASSWORD);
-    await page.getByRole('button', { name: '登录' }).click();
-    await page.waitForURL(`${platform.baseUrl}/app/`);
+    ({ browser, context, page, problems } = await openAppBrowser());
+    await signInThroughForm(page, platform.baseUrl, { name: 'gina', password: PASSWORD });
     await cardsShown(40);
   }, 180000);
 
