@@ -5,11 +5,12 @@ export { DATABASE_URL_FORMAT, databaseTarget, describeDatabase, type DatabaseTar
 export { claimEmbeddedDatabase, type Claim, type EmbeddedOwner } from './db/embedded-owner';
 export { createHealthRepository } from './db/health-repository';
 export { DEFAULT_POOL_MAX, openDb } from './db/open-db';
-export { describeSchema, migrateToLatest, pendingMigrations, requireMigrated, SchemaBehindError } from './db/migrate';
+export { describeSchema, listedMigrations, migrateToLatest, pendingMigrations, requireMigrated, SchemaBehindError } from './db/migrate';
 export { describeConnectionBudget, readConnectionBudget, type ConnectionBudget } from './db/connection-budget';
 export { connectsDirectly } from './db/pooler-detection';
 export { prepareDatabase } from './db/prepare-database';
 export { createAppServer } from './http/app-server';
+export { mountOperationalRoutes } from './http/operational-routes';
 export { answerClientErrors, rawClientErrorAnswer, type ClientErrorRejection } from './http/client-errors';
 export { startService, type ServerSettings, type ServiceMain } from './http/start-service';
 export { stopGracefullyOnSignals, type GracefulShutdownOptions } from './http/graceful-shutdown';

@@ -1,7 +1,7 @@
 import express from 'express';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { createHealthRepository, createSignInLimiter, observeRequests, registerCapacityMetrics } from '@platform/kit';
+import { createHealthRepository, createSignInLimiter, mountOperationalRoutes, observeRequests, registerCapacityMetrics } from '@platform/kit';
 import { userNameKey } from './users/user-name';
 import { createAccountService } from './auth/account-service';
 import { createAuthService } from './auth/auth-service';
@@ -201,19 +201,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
     next();
   });
 
-  app.get('/healthz', (_req, res) => {
-    res.locals.metricsRoute = 'healthz';
-    res.json({ status: 'ok' });
-  });
-  app.get('/readyz', async (_req, res) => {
-    res.locals.metricsRoute = 'readyz';
-    const ready = await readiness();
-    res.status(ready.status === 'unavailable' ? 503 : 200).json(ready);
-  });
-  app.get('/metrics', async (_req, res) => {
-    res.locals.metricsRoute = 'metrics';
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
-  });
+  mountOperationalRoutes(app, { readiness, registry: metrics.registry });
 
   // Every API answer is one user's (a token, their images) or a refusal: no cache may keep it.
   app.use('/api/image.php', (_req, res, next) => {

@@ -1,7 +1,7 @@
 import express from 'express';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { createHealthRepository, createSignInLimiter, observeRequests, registerCapacityMetrics } from '@platform/kit';
+import { createHealthRepository, createSignInLimiter, mountOperationalRoutes, observeRequests, registerCapacityMetrics } from '@platform/kit';
 import { createAdsService } from './ads/ads-service';
 import { createSettingsRepository } from './ads/settings-repository';
 import { createAccessControl } from './auth/access-control';
@@ -201,19 +201,7 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
 
   // The API first: it is what is asked for most.
   app.all(API_PATH, createDirectoryHandler({ directory, ads, admit }));
-  app.get('/healthz', (_req, res) => {
-    res.locals.metricsRoute = 'healthz';
-    res.json({ status: 'ok' });
-  });
-  app.get('/readyz', async (_req, res) => {
-    res.locals.metricsRoute = 'readyz';
-    const ready = await readiness();
-    res.status(ready.status === 'unavailable' ? 503 : 200).json(ready);
-  });
-  app.get('/metrics', async (_req, res) => {
-    res.locals.metricsRoute = 'metrics';
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
-  });
+  mountOperationalRoutes(app, { readiness, registry: metrics.registry });
 
   // The editors' admin before the website: its pages are not counted against a visitor's limit (sign-in has its own).
   app.use('/admin', createAdminRoutes({ ...editors, siteAssets, submissions, ads }));

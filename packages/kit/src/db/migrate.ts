@@ -94,3 +94,16 @@ export async function describeSchema(db: Knex): Promise<string> {
   const applied: string[] = await db('knex_migrations').orderBy('id').pluck('name');
   return `schema up to date: ${applied.length} migration(s) applied, the latest ${applied.at(-1) ?? 'none'}`;
 }
+
+/** A migration source over a fixed list of `[name, module]` pairs, applied in the list's order. */
+export function listedMigrations(migrations: ReadonlyArray<readonly [string, Knex.Migration]>): Knex.MigrationSource<string> {
+  return {
+    getMigrations: async () => migrations.map(([name]) => name),
+    getMigrationName: (name) => name,
+    getMigration: async (name) => {
+      const found = migrations.find(([candidate]) => candidate === name);
+      if (!found) throw new Error(`unknown migration ${name}`);
+      return found[1];
+    },
+  };
+}

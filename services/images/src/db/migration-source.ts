@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { listedMigrations } from '@platform/kit';
 import * as initial from '../../migrations/20261122020000_initial';
 import * as imageTransitions from '../../migrations/20261123010000_image_transitions';
 import * as accounts from '../../migrations/20261124010000_accounts';
@@ -13,13 +14,8 @@ import * as adminSettings from '../../migrations/20261127203737_admin_settings';
 import * as importRecords from '../../migrations/20261127203800_import_records';
 import * as shareLinks from '../../migrations/20261127203834_share_links';
 
-interface Migration {
-  up(db: Knex): Promise<void>;
-  down(db: Knex): Promise<void>;
-}
-
 // Imported explicitly so the same list works under tsx, jest and the compiled dist/ build.
-const migrations: ReadonlyArray<readonly [string, Migration]> = [
+const migrations: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['20261122020000_initial', initial],
   ['20261123010000_image_transitions', imageTransitions],
   ['20261124010000_accounts', accounts],
@@ -35,12 +31,4 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['20261127203834_share_links', shareLinks],
 ];
 
-export const migrationSource: Knex.MigrationSource<string> = {
-  getMigrations: async () => migrations.map(([name]) => name),
-  getMigrationName: (name) => name,
-  getMigration: async (name) => {
-    const found = migrations.find(([candidate]) => candidate === name);
-    if (!found) throw new Error(`unknown migration ${name}`);
-    return found[1];
-  },
-};
+export const migrationSource = listedMigrations(migrations);

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { listedMigrations } from '@platform/kit';
 import * as initialSchema from '../../migrations/20261122020000_initial_schema';
 import * as visitsWithoutIndex from '../../migrations/20261122030000_visits_without_index';
 import * as toolSearch from '../../migrations/20261123010000_tool_search';
@@ -21,7 +22,7 @@ interface Migration {
 }
 
 // Listed explicitly so the same code runs under tsx, jest and the compiled dist/ build (no .ts on disk there).
-const migrations: ReadonlyArray<readonly [string, Migration]> = [
+const migrations: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['20261122020000_initial_schema', initialSchema],
   ['20261122030000_visits_without_index', visitsWithoutIndex],
   ['20261123010000_tool_search', toolSearch],
@@ -37,12 +38,4 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['20261127172932_icon_due_on_url_change', iconDueOnUrlChange],
 ];
 
-export const migrationSource: Knex.MigrationSource<string> = {
-  getMigrations: async () => migrations.map(([name]) => name),
-  getMigrationName: (name) => name,
-  getMigration: async (name) => {
-    const found = migrations.find(([candidate]) => candidate === name);
-    if (!found) throw new Error(`unknown migration ${name}`);
-    return found[1];
-  },
-};
+export const migrationSource = listedMigrations(migrations);
