@@ -5,7 +5,7 @@
  * redis-server, nginx rendered from proxy/nginx.conf.template, both services with NODE_ENV=production),
  * loads a generated dataset, and runs each scenario with autocannon and its baseline in alternating
  * slices (bench/lib/alternate.ts).
- * Each scenario is one function below; `main` runs the ones asked for, in a fixed order.
+ * Each scenario is one function below (replicas: bench/lib/replicas.ts); `main` runs the ones asked for, in a fixed order.
  * Prints one table and writes bench/results.md (unless --smoke or --no-write). See docs/benchmarks.md.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -21,6 +21,7 @@ import { judgedQuality, latencyTables, measureLatencies, percentile, PREFIX_QUER
 import { generateToolDirectory } from '../services/tools/src/catalog/search-generated-directory';
 import { loadSearchJudgements, RECALL_AT_10_TARGET, SUCCESS_AT_3_TARGET } from '../services/tools/src/catalog/search-quality';
 import { createLifecycle, type Lifecycle } from './lib/lifecycle';
+import { replicasScenario } from './lib/replicas';
 import { load, measureSlice, type LoadOptions, type LoadSlice } from './lib/load';
 import { cpuSince, peakRssBytes, resetPeakRss, snapshotCpu, type ProcessGroup } from './lib/proc';
 import { machineLine, table, targetsTable, totalCpu, type Measured, type Role, type Row, type TargetCheck } from './lib/report';
@@ -90,7 +91,7 @@ const SMOKE: Mode = {
   searchSamples: 2,
 };
 
-const ALL_SCENARIOS = ['tools', 'search', 'images-list', 'static', 'upload', 'media', 'upload-rss', 'embedded'] as const;
+const ALL_SCENARIOS = ['tools', 'search', 'images-list', 'static', 'upload', 'media', 'upload-rss', 'embedded', 'replicas'] as const;
 type ScenarioName = (typeof ALL_SCENARIOS)[number];
 
 const TOOLS_LIST_PAGES = 13; // the sample directory has 247 tools: 13 pages of 20, the last one partial
@@ -201,6 +202,9 @@ interface Bench {
   storageDir: string;
   postgres: PostgresAdmin;
   imagesDatabaseUrl: string;
+  /** The environment each service was started with (the images one with its PUBLIC_BASE_URL): more replicas start with it. */
+  imagesEnv: NodeJS.ProcessEnv;
+  toolsEnv: NodeJS.ProcessEnv;
   tools: Service;
   images: Service;
   /** The project's nginx in front of both services. */
@@ -329,6 +333,8 @@ async function startBench(mode: Mode, lifecycle: Lifecycle, workDir: string, bui
     storageDir,
     postgres,
     imagesDatabaseUrl,
+    imagesEnv: { ...imagesEnv, PUBLIC_BASE_URL: nginx.baseUrl },
+    toolsEnv,
     tools,
     images,
     front: nginx.baseUrl,
@@ -644,11 +650,11 @@ async function prepareUploads(bench: Bench): Promise<Uploads> {
   return { sizes, photos, url, storedCount, uploadOnce };
 }
 
-/** Target 2: uploads through nginx against a bare sharp pipeline, with a minimal upload server as a third side for reference. */
+/** Target 2: uploads through nginx against a minimal upload server, with the bare sharp pipeline as a third side (the physical reference). */
 async function uploadScenario(bench: Bench, uploads: Uploads): Promise<void> {
   const { mode, lifecycle, workDir, postgres } = bench;
-  log('uploads vs a bare sharp pipeline in one process, and a minimal upload server for reference...');
-  // The reference: the same image work behind HTTP, multipart and one INSERT, behind its own nginx
+  log('uploads vs a minimal upload server, and a bare sharp pipeline in one process for reference...');
+  // The baseline: the same image work behind HTTP, multipart and one INSERT, behind its own nginx
   // rendered from the same template (bench/baselines/minimal-upload-server.ts).
   const minimalDatabaseUrl = await postgres.createDatabase('bench_minimal');
   const minimalApp = await startService(
@@ -709,13 +715,16 @@ async function uploadScenario(bench: Bench, uploads: Uploads): Promise<void> {
     };
     const minimal = bench.loadSide(minimalGroups, uploadLoad(`${minimalNginx.baseUrl}/api/image.php?action=upload`, {}), 'images node');
     const [bareMeasured, serviceMeasured, minimalMeasured] = await alternate([bare, service, minimal], { rounds: mode.rounds, seconds: mode.uploadSec / mode.rounds });
+    // Target 2 is against the minimal upload server; the bare pipeline is the physical reference beside it.
     const bareName = `bare sharp pipeline, ${size.label}`;
-    const row = bench.pair(bareName, bareMeasured!, `upload ${size.label} (c=${mode.uploadConnections})`, serviceMeasured!);
-    bench.checks.push({ target: `2. ${row.name}: ≥ 0.85× bare sharp`, met: row.ratio! >= 0.85, detail: `${row.ratio!.toFixed(2)}×` });
+    bench.rows.push({ name: bareName, measured: bareMeasured!, note: 'the physical reference' });
     const minimalName = `minimal upload server, ${size.label} (c=${mode.uploadConnections})`;
     const minimalRatio = minimalMeasured!.rps / bareMeasured!.rps;
-    bench.rows.push({ name: minimalName, measured: minimalMeasured!, baseline: bareName, ratio: minimalRatio, note: 'a reference, not a target' });
-    log(`  ${minimalName}: ${minimalMeasured!.rps.toFixed(0)} req/s (${minimalRatio.toFixed(2)}× bare; the service ${(serviceMeasured!.rps / minimalMeasured!.rps).toFixed(2)}× this)`);
+    const row = bench.pair(minimalName, minimalMeasured!, `upload ${size.label} (c=${mode.uploadConnections})`, serviceMeasured!);
+    bench.rows.find((r) => r.name === minimalName)!.note = `${minimalRatio.toFixed(2)}× bare sharp`;
+    const bareRatio = serviceMeasured!.rps / bareMeasured!.rps;
+    row.note = `${bareRatio.toFixed(2)}× bare sharp`;
+    bench.checks.push({ target: `2. ${row.name}: ≥ 0.95× the minimal upload server`, met: row.ratio! >= 0.95, detail: `${row.ratio!.toFixed(2)}× (bare sharp pipeline: ${bareRatio.toFixed(2)}×; the minimal server ${minimalRatio.toFixed(2)}× it)` });
   }
 }
 
@@ -859,6 +868,7 @@ async function main(): Promise<void> {
     if (only.has('upload-rss')) await uploadRssScenario(bench, uploads);
     if (only.has('static')) await staticScenario(bench, uploads);
     if (only.has('embedded')) await embeddedScenario(bench, tools);
+    if (only.has('replicas')) await replicasScenario(bench, uploads, log);
 
     const finishedAt = new Date();
     const report = [

@@ -1,5 +1,5 @@
 /**
- * A reference for target 2, not a target: the smallest HTTP service that does an upload's work. It
+ * The baseline of target 2: the smallest HTTP service that does an upload's work. It
  * takes POST /api/image.php with a multipart `file` part (busboy, into memory), runs the bare sharp
  * steps (bare-sharp-steps.ts), writes the original and the thumbnail durably (durable-files.ts) and
  * records the upload with one INSERT (DATABASE_URL, autocommit), then answers a small JSON envelope.

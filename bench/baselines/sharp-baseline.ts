@@ -1,5 +1,5 @@
 /**
- * Baseline of target 2: the upload's work done by bare sharp in one process, without HTTP, database or
+ * The physical reference beside target 2 (whose baseline is minimal-upload-server.ts): the upload's work done by bare sharp in one process, without HTTP, database or
  * multipart: validate and read the metadata, make the 400×400 WebP thumbnail, and write the original
  * and the thumbnail durably (temp name, fsync, rename, fsync of the folder), CONCURRENCY at a time,
  * for DURATION_SEC seconds. Prints one JSON line: {"operations":n,"seconds":s,"cpuMs":..,"mainThreadCpuMs":..,"latenciesMs":[..]}
