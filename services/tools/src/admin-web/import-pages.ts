@@ -44,7 +44,7 @@ export function renderImportPage(context: AdminContext, view: { runs: ImportRun[
   <div class="actions">
     <a class="btn btn--quiet" href="/admin/export?format=json" download>${I.exportAs('JSON')}</a>
     <a class="btn btn--quiet" href="/admin/export?format=csv" download>${I.exportAs('CSV')}</a>
-    <a class="btn btn--quiet" href="/admin/export?format=html" download>${I.exportAs('书签 HTML')}</a>
+    <a class="btn btn--quiet" href="/admin/export?format=html" download>${I.exportAs(I.bookmarksHtml)}</a>
   </div>
 </section>
 <section class="admin-card" aria-labelledby="runs-heading">
