@@ -3,7 +3,12 @@
  * through the admin (upload, dry run, apply), against the same load with no import, on the same machine
  * in the same run (baseline before and after the import).
  *
- *   npx tsx bench/import-under-load.ts [--tools 10000] [--seconds 15] [--connections 8] [--database pglite|postgres]
+ *   npx tsx bench/import-under-load.ts [--tools 10000] [--seconds 15] [--connections 8] [--database pglite|postgres] [--profile DIR]
+ *
+ * --profile DIR: the service runs profiled (bench/lib/cpu-profile.cjs; --cpu-prof is refused in NODE_OPTIONS), its
+ * .cpuprofile written into DIR when it stops. Every run
+ * also lists the import phase's slowest requests with their paths and start times: every path slow at the same
+ * moment is a stalled event loop, only the paths that read the database a waited-on database.
  *
  * pglite (the default) is `npm start`'s embedded database, one connection for everything; postgres uses a
  * fresh database on BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres), dropped after.
@@ -33,6 +38,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '15' },
     connections: { type: 'string', default: '8' },
     database: { type: 'string', default: 'pglite' },
+    profile: { type: 'string' },
   },
 });
 const TOOLS = Number(values.tools);
@@ -43,6 +49,8 @@ const log = (line: string) => process.stdout.write(`${line}\n`);
 interface Phase {
   name: string;
   latenciesMs: number[];
+  /** The slowest requests: path, start (s into the phase), ms. */
+  slowest: { path: string; at: number; ms: number }[];
   errors: number;
   seconds: number;
 }
@@ -53,6 +61,7 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 async function underLoad(name: string, base: string, paths: string[], until: Promise<unknown>): Promise<Phase> {
   const agent = new Agent({ connections: CONNECTIONS, keepAliveTimeout: 30_000 });
   const latenciesMs: number[] = [];
+  const timed: { path: string; at: number; ms: number }[] = [];
   let errors = 0;
   let stop = false;
   void until.finally(() => (stop = true));
@@ -71,11 +80,13 @@ async function underLoad(name: string, base: string, paths: string[], until: Pro
           errors += 1;
         }
         latenciesMs.push(performance.now() - begin);
+        timed.push({ path: pathname, at: (begin - started) / 1000, ms: performance.now() - begin });
       }
     }),
   );
   await agent.close();
-  return { name, latenciesMs, errors, seconds: (performance.now() - started) / 1000 };
+  const slowest = timed.sort((a, b) => b.ms - a.ms).slice(0, 12);
+  return { name, latenciesMs, slowest, errors, seconds: (performance.now() - started) / 1000 };
 }
 
 function row(phase: Phase): string {
@@ -124,7 +135,7 @@ async function main() {
     const { startMain } = serviceProcesses(path.join(ROOT, 'services/tools'));
     // LOG_LEVEL warn keeps request logs out of the measurement, and with them the "listening" line: a fixed port, polled.
     const port = 20000 + (process.pid % 20000);
-    const main = startMain({ DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', REDIS_URL: '', LINK_CHECK: 'off', ICON_FETCH: 'off', ANONYMOUS_RATE_LIMIT_PER_HOUR: '1000000000' });
+    const main = startMain({ DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', REDIS_URL: '', LINK_CHECK: 'off', ICON_FETCH: 'off', ANONYMOUS_RATE_LIMIT_PER_HOUR: '1000000000', ...(values.profile ? { NODE_OPTIONS: `--require ${path.join(ROOT, 'bench/lib/cpu-profile.cjs')}`, BENCH_PROFILE_DIR: path.resolve(values.profile) } : {}) });
     try {
       const base = `http://127.0.0.1:${port}`;
       for (let ready = false; !ready; ) {
@@ -212,12 +223,21 @@ async function main() {
       log(`import through the admin: dry run ${timing.dryRunSeconds.toFixed(1)} s, dry run + apply ${timing.totalSeconds.toFixed(1)} s`);
       log('\n| phase | s | requests | req/s | p50 ms | p99 ms | max ms | 5xx or failed |\n|---|---|---|---|---|---|---|---|');
       for (const phase of [before, during, after]) log(row(phase));
+      log(`\nslowest requests during the import (start s, ms, path):`);
+      for (const slow of during.slowest) log(`  ${slow.at.toFixed(2)}  ${slow.ms.toFixed(0)}  ${slow.path}`);
     } catch (error) {
       log(`service exit code: ${String(main.child.exitCode)}`);
       await stopMain(main);
       log(`service output:\n${main.output().slice(-3000)}\n${(await main.exit).stderr.slice(-3000)}`);
       throw error;
     } finally {
+      if (values.profile && main.child.exitCode === null) {
+        // stopMain kills outright; the profile is written on SIGTERM, so ask first and wait for the file.
+        const written = () => fs.readdirSync(values.profile!).some((name) => name === `service-${main.child.pid}.cpuprofile`);
+        main.child.kill('SIGTERM');
+        for (let waited = 0; waited < 20_000 && !written(); waited += 200) await new Promise((resolve) => setTimeout(resolve, 200));
+        log(`profile: ${path.join(path.resolve(values.profile), `service-${main.child.pid}.cpuprofile`)}`);
+      }
       if (main.child.exitCode === null && main.child.signalCode === null) await stopMain(main);
     }
   } finally {

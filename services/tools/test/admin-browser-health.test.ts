@@ -14,6 +14,7 @@ import sharp from 'sharp';
 import { addEditor } from './support/editors';
 import { describeWithChromium, launchChromium, seriousAxeViolations } from '@platform/kit/testing';
 import { importJson, openHarness, smallCatalog, type Harness } from './support/harness';
+import { ADMIN_SCRIPTS, scriptsOf } from './support/admin-scripts';
 import { PUBLIC_TEST_HOST, startSite, type LoopbackSite } from './support/loopback-site';
 
 
@@ -59,7 +60,7 @@ describeWithChromium('link health and icons in the admin, in Chromium', () => {
   });
 
   async function expectAccessible(page: Page): Promise<void> {
-    await expect(page.evaluate(() => document.scripts.length)).resolves.toBe(0);
+    await expect(scriptsOf(page)).resolves.toEqual(ADMIN_SCRIPTS);
     expect(await seriousAxeViolations(page)).toEqual([]);
   }
 

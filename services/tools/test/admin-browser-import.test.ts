@@ -14,6 +14,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { addEditor } from './support/editors';
 import { describeWithChromium, launchChromium, seriousAxeViolations } from '@platform/kit/testing';
 import { importJson, openHarness, smallCatalog, type Harness } from './support/harness';
+import { ADMIN_SCRIPTS, scriptsOf } from './support/admin-scripts';
 
 
 jest.setTimeout(90_000);
@@ -69,7 +70,7 @@ describeWithChromium('the import page in Chromium', () => {
     await page.getByLabel('密码').fill('correct horse');
     await page.getByRole('button', { name: '登录' }).click();
     await page.waitForURL(`${base}/admin/import`);
-    await expect(page.evaluate(() => document.scripts.length)).resolves.toBe(0);
+    await expect(scriptsOf(page)).resolves.toEqual(ADMIN_SCRIPTS);
     await expectAccessible(page);
 
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'import-page-')), 'bookmarks.html');

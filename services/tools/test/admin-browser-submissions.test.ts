@@ -14,6 +14,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { addEditor } from './support/editors';
 import { describeWithChromium, launchChromium, seriousAxeViolations } from '@platform/kit/testing';
 import { importJson, openHarness, smallCatalog, type Harness } from './support/harness';
+import { ADMIN_SCRIPTS, scriptsOf } from './support/admin-scripts';
 
 
 jest.setTimeout(180_000);
@@ -108,7 +109,7 @@ describeWithChromium('submissions in Chromium', () => {
     await editor.waitForURL(`${base}/admin/submissions`);
     await expect(editor.getByRole('navigation', { name: '管理导航' }).getByRole('link', { name: /投稿/ }).textContent()).resolves.toContain('投稿1');
     await expect(editor.getByText('手绘风格的在线白板').count()).resolves.toBe(1);
-    await expect(editor.evaluate(() => document.scripts.length)).resolves.toBe(0);
+    await expect(scriptsOf(editor)).resolves.toEqual(ADMIN_SCRIPTS);
     await expectAccessible(editor);
     await shoot(editor, 'directory-admin-submissions');
 

@@ -14,6 +14,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { addEditor } from './support/editors';
 import { describeWithChromium, launchChromium, seriousAxeViolations } from '@platform/kit/testing';
 import { importJson, openHarness, smallCatalog, type Harness } from './support/harness';
+import { ADMIN_SCRIPTS, scriptsOf } from './support/admin-scripts';
 
 
 jest.setTimeout(180_000);
@@ -57,9 +58,9 @@ describeWithChromium('editors admin in Chromium', () => {
     return page;
   }
 
-  /** The page holds no script, and axe-core (injected by the test) finds no serious or critical violation. */
+  /** The page holds only the theme's scripts, and axe-core (injected by the test) finds no serious or critical violation. */
   async function expectAccessible(page: Page): Promise<void> {
-    await expect(page.evaluate(() => document.scripts.length)).resolves.toBe(0);
+    await expect(scriptsOf(page)).resolves.toEqual(ADMIN_SCRIPTS);
     expect(await seriousAxeViolations(page)).toEqual([]);
   }
 

@@ -1,5 +1,7 @@
 import { html, type Html, type HtmlValue } from '../site/html';
 import type { SiteAssets } from '../site/site-assets';
+import { themeHead, themeToggle } from '../site/theme';
+import { adminLang, htmlLangOf } from './admin-lang';
 import { ADMIN_TEXT as T } from './admin-text';
 import { ADS_TEXT as A } from './ads-text';
 import { IMPORT_TEXT as I } from './import-text';
@@ -13,6 +15,8 @@ export interface AdminContext {
   session?: { editorName: string; csrfToken: string };
   /** How many visitors' submissions wait for review (shown in the nav). */
   pendingSubmissions?: number;
+  /** The page's own address (the language switch comes back to it). */
+  path?: string;
 }
 
 export type Section = 'tools' | 'categories' | 'keys' | 'ads' | 'links' | 'submissions' | 'import';
@@ -72,18 +76,23 @@ export function field(options: FieldOptions): Html {
 /** `refreshSeconds`: the page reloads itself (an import's progress, without script). */
 export function renderAdminPage(context: AdminContext, page: { title: string; section?: Section; notice?: HtmlValue; main: Html; refreshSeconds?: number }): string {
   const { session } = context;
+  const lang = adminLang();
+  const other = lang === 'zh' ? 'en' : 'zh';
+  const switchHref = `/admin/lang?to=${other}&next=${encodeURIComponent(context.path ?? '/admin/')}`;
   const current = (section: Section) => (page.section === section ? html` aria-current="page"` : null);
   return html`<!doctype html>
-<html lang="zh-CN">
+<html lang="${htmlLangOf(lang)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow">
 ${page.refreshSeconds ? html`<meta http-equiv="refresh" content="${page.refreshSeconds}">` : null}
 <title>${page.title} · ${T.title}</title>
+${themeHead()}
 <link rel="icon" type="image/svg+xml" href="${context.siteAssets.url('icon.svg')}">
 <link rel="stylesheet" href="${context.siteAssets.url('site.css')}">
 <link rel="stylesheet" href="${context.adminCssUrl}">
+<script src="${context.siteAssets.url('theme.js')}" defer></script>
 </head>
 <body>
 <a class="skip-link" href="#main">${T.skipToContent}</a>
@@ -101,6 +110,8 @@ ${page.refreshSeconds ? html`<meta http-equiv="refresh" content="${page.refreshS
       <a href="/admin/submissions"${current('submissions')}>${S.nav}${context.pendingSubmissions ? html`<span class="badge">${context.pendingSubmissions}</span><span class="visually-hidden">${S.navCount(context.pendingSubmissions)}</span>` : null}</a>`
         : null}
       <a href="/">${T.viewSite}</a>
+      ${themeToggle(T.darkMode)}
+      <a class="lang-switch" href="${switchHref}" lang="${htmlLangOf(other)}" aria-label="${T.switchLanguageLabel}">${T.switchLanguage}</a>
       ${session
         ? html`<span class="admin-who">${T.signedInAs(session.editorName)}</span>
       <form method="post" action="/admin/sign-out">${csrfField(session.csrfToken)}<button class="btn btn--quiet btn--small" type="submit">${T.signOut}</button></form>`

@@ -21,6 +21,8 @@ import {
   signInTokenMatches,
 } from './admin-session';
 import { ADMIN_TEXT as T } from './admin-text';
+import { enterAdminLang, setLangCookie } from './admin-lang';
+import { THEME_BOOT_HASH } from '../site/theme';
 import type { AdsService } from '../ads/ads-service';
 import { createAdsAdminRoutes } from './ads-admin-routes';
 import { createCatalogAdminRoutes } from './catalog-admin-routes';
@@ -34,9 +36,12 @@ import { createImportAdminRoutes, IMPORT_UPLOAD_PATH, importUploadParser } from 
 import type { ImportService } from '../imports/import-service';
 import type { CatalogExport } from '../catalog/export-repository';
 
-/** The admin's pages allow what the site's do (no inline script or style), and no framing, caching or indexing. */
+/**
+ * The admin's pages allow what the site's do (scripts from our origin and the one inline theme script by its
+ * hash, no inline style), and no framing, caching or indexing.
+ */
 const ADMIN_HEADERS = {
-  'Content-Security-Policy': "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+  'Content-Security-Policy': `default-src 'none'; script-src 'self' ${THEME_BOOT_HASH}; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`,
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'same-origin',
   'X-Frame-Options': 'DENY',
@@ -75,6 +80,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Router {
       adminCssUrl: `/admin/assets/${ADMIN_CSS_NAME}`,
       session: session ? { editorName: session.editor.name, csrfToken: session.csrfToken } : undefined,
       pendingSubmissions: res.locals.pendingSubmissions as number | undefined,
+      path: res.req.method === 'GET' ? res.req.originalUrl : undefined,
     };
   };
   const send = (res: Response, status: number, body: string) => res.status(status).type('html').send(body);
@@ -86,6 +92,15 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Router {
     res.set(ADMIN_HEADERS);
     next();
   });
+  router.use(enterAdminLang);
+
+  // The language switch (a link, so it works signed out and without script): the pick kept, then back where it was.
+  router.get('/lang', (req, res) => {
+    const to = req.query.to === 'en' ? 'en' : 'zh';
+    setLangCookie(req, res, to);
+    const next = typeof req.query.next === 'string' ? req.query.next : '';
+    res.redirect(303, safeNext(next));
+  });
 
   router.get('/assets/:file', (req, res) => {
     if (req.params.file !== ADMIN_CSS_NAME) {
@@ -96,6 +111,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Router {
   });
 
   router.use(express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 50 }));
+  router.use(enterAdminLang);
   router.use(async (req, res, next) => {
     res.locals.editorSession = await auth.authenticate(cookieOf(req, SESSION_COOKIE));
     next();
@@ -139,6 +155,7 @@ export function createAdminRoutes(deps: AdminRoutesDeps): Router {
 
   router.post(ICON_FILE_PATH, iconUploadParser((res) => sessionOf(res) !== undefined));
   router.post(IMPORT_UPLOAD_PATH, importUploadParser((res) => sessionOf(res) !== undefined));
+  router.post([ICON_FILE_PATH, IMPORT_UPLOAD_PATH], enterAdminLang);
 
   // Everything below is for a signed-in editor; a POST must also carry the session's form token.
   router.use((req, res, next) => {

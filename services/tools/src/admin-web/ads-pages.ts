@@ -1,4 +1,5 @@
 import type { AdsConfig } from '../ads/ads-config';
+import { ADMIN_TEXT as T } from './admin-text';
 import { html, type Html } from '../site/html';
 import { csrfField, errorSummary, field, renderAdminPage, type AdminContext, type FieldError } from './admin-layout';
 import type { AdsForm } from './ads-form';
@@ -45,8 +46,8 @@ export function adsPreview(config: AdsConfig, note: string): Html {
     </div>
     <ul class="ads-preview__notes">
       ${anyOn ? null : html`<li data-ad="none">${A.previewOff}</li>`}
-      ${config.interstitial.enabled ? html`<li data-ad="interstitial">${A.previewInterstitial(config.interstitial.interval)}（${A.unitLabel(config.interstitial.unit_id)}）</li>` : null}
-      ${config.rewarded.enabled ? html`<li data-ad="rewarded">${A.previewRewarded}（${A.unitLabel(config.rewarded.unit_id)}）</li>` : null}
+      ${config.interstitial.enabled ? html`<li data-ad="interstitial">${A.previewInterstitial(config.interstitial.interval)}${T.paren(A.unitLabel(config.interstitial.unit_id))}</li>` : null}
+      ${config.rewarded.enabled ? html`<li data-ad="rewarded">${A.previewRewarded}${T.paren(A.unitLabel(config.rewarded.unit_id))}</li>` : null}
       ${config.unlock.enabled ? html`<li data-ad="unlock">${A.previewUnlock(config.unlock.duration_minutes)}${config.unlock.features.join('、')}</li>` : null}
     </ul>
   </div>

@@ -1,5 +1,7 @@
+import { bilingual } from './admin-lang';
+
 /** The ads page's words (admin-text.ts has the rest). */
-export const ADS_TEXT = {
+const zh = {
   nav: '小程序广告',
   title: '小程序广告配置',
   intro: '小程序通过 API（action=miniapp&type=ads）读取这份配置，保存后立即生效。先预览，确认后再保存。',
@@ -54,4 +56,63 @@ export const ADS_TEXT = {
   previewPage: '工具列表',
   previewOff: '所有广告均未启用：小程序不显示广告。',
   unitLabel: (unitId: string) => `广告位 ${unitId}`,
-} as const;
+};
+
+const en: typeof zh = {
+  nav: 'Mini-program ads',
+  title: 'Mini-program ads',
+  intro: 'The mini-program reads this configuration from the API (action=miniapp&type=ads); a save applies at once. Preview first, then save.',
+  preview: 'Preview',
+  save: 'Save',
+  saved: 'Ads configuration saved; the mini-program uses it on its next read.',
+  previewHeading: 'Preview: how it looks in the mini-program',
+  previewNote: 'This preview is not saved; until you save, the mini-program still sees the previous configuration.',
+  currentNote: 'The configuration saved now.',
+  jsonHeading: 'The data the API returns',
+  members: { banner: 'Banner ad', interstitial: 'Interstitial ad', rewarded: 'Rewarded video ad', native: 'Native ad', unlock: 'Unlock a feature by watching an ad' },
+  fields: {
+    'banner.unit_id': 'Banner ad unit ID',
+    'banner.enabled': 'Enable banner ads',
+    'banner.position': 'Banner position',
+    'interstitial.unit_id': 'Interstitial ad unit ID',
+    'interstitial.enabled': 'Enable interstitial ads',
+    'interstitial.interval': 'Minimum interval between interstitials (seconds)',
+    'rewarded.unit_id': 'Rewarded video ad unit ID',
+    'rewarded.enabled': 'Enable rewarded video ads',
+    'native.unit_id': 'Native ad unit ID',
+    'native.enabled': 'Enable native ads',
+    'unlock.enabled': 'Enable unlocking by watching an ad',
+    'unlock.features': 'Features that can be unlocked',
+    'unlock.duration_minutes': 'Unlock duration (minutes)',
+  },
+  positions: { top: 'Top of the page', bottom: 'Bottom of the page' },
+  hints: {
+    unitId: 'The ad unit ID from the ad platform, up to 200 characters',
+    interval: 'A whole number from 0 to 86400: at least this many seconds between two interstitials',
+    features: 'One per line (or comma-separated), up to 50, each up to 100 characters',
+    duration: 'A whole number from 1 to 525600',
+  },
+  invalidValue: 'This value is not valid',
+  unitIdRequired: 'An ad unit ID is required when enabled',
+  unlockNeedsRewarded: 'Unlocking by ad needs rewarded video ads enabled',
+  messages: {
+    'banner.unit_id': 'An ad unit ID has at most 200 characters',
+    'interstitial.unit_id': 'An ad unit ID has at most 200 characters',
+    'rewarded.unit_id': 'An ad unit ID has at most 200 characters',
+    'native.unit_id': 'An ad unit ID has at most 200 characters',
+    'banner.position': 'The position is either the top or the bottom of the page',
+    'interstitial.interval': 'The interval must be a whole number from 0 to 86400',
+    'unlock.features': 'At most 50 features, each 1–100 characters',
+    'unlock.duration_minutes': 'The duration must be a whole number from 1 to 525600',
+  },
+  previewBanner: 'Banner ad',
+  previewInterstitial: (seconds: number) => `Interstitial ad: at least ${seconds} s apart`,
+  previewRewarded: 'Rewarded video: watched by choice',
+  previewNative: 'Native ad: among the list',
+  previewUnlock: (minutes: number) => `Watch a rewarded video to unlock for ${minutes} minutes:`,
+  previewPage: 'Tool list',
+  previewOff: 'No ad is enabled: the mini-program shows none.',
+  unitLabel: (unitId: string) => `Ad unit ${unitId}`,
+};
+
+export const ADS_TEXT = bilingual({ zh, en });

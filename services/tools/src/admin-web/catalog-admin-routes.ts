@@ -9,7 +9,8 @@ import { ADMIN_TEXT as T } from './admin-text';
 import { categoryFormFields, renderCategoryForm, renderCategoryList } from './category-pages';
 import { renderToolForm, renderToolList, toolFormFields, TOOLS_PER_PAGE } from './tool-pages';
 
-const NOTICES: Record<string, string> = { saved: T.saved, deleted: T.deleted, featured: T.featuredDone, unfeatured: T.unfeaturedDone, icon: H.iconSaved, icon_cleared: H.iconCleared };
+/** The notice after a redirect (`?done=`), in the request's language (so looked up per request, not once). */
+const NOTICES: Record<string, () => string> = { saved: () => T.saved, deleted: () => T.deleted, featured: () => T.featuredDone, unfeatured: () => T.unfeaturedDone, icon: () => H.iconSaved, icon_cleared: () => H.iconCleared };
 const FORM_FIELDS = ['slug', 'name', 'description', 'url', 'icon', 'category', 'tags', 'is_featured', 'sort_order', 'parent', 'name_en', 'description_en'];
 
 /** A database id from the path; anything else names nothing (404). */
@@ -35,7 +36,8 @@ function pageNumber(raw: unknown): number {
 }
 
 function noticeOf(req: Request): string | undefined {
-  return typeof req.query.done === 'string' ? NOTICES[req.query.done] : undefined;
+  const done = req.query.done;
+  return typeof done === 'string' && Object.hasOwn(NOTICES, done) ? NOTICES[done]!() : undefined;
 }
 
 /** The admin's pages over tools and categories; every request here is a signed-in editor's (admin-routes.ts checks). */

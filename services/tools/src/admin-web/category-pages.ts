@@ -12,8 +12,8 @@ export function renderCategoryList(context: AdminContext, view: { categories: Ed
   <td class="num">${category.sort_order}</td>
   <td class="num"><a href="/admin/tools?category=${category.id}">${T.toolCount(category.tool_count)}</a></td>
   <td><div class="row-actions">
-    <a class="btn btn--quiet btn--small" href="/admin/categories/${category.id}/edit">${T.edit}<span class="visually-hidden">：${category.name}</span></a>
-    <a class="btn btn--quiet btn--small" href="/admin/categories/${category.id}/delete">${T.delete}<span class="visually-hidden">：${category.name}</span></a>
+    <a class="btn btn--quiet btn--small" href="/admin/categories/${category.id}/edit">${T.edit}<span class="visually-hidden">${T.colon}${category.name}</span></a>
+    <a class="btn btn--quiet btn--small" href="/admin/categories/${category.id}/delete">${T.delete}<span class="visually-hidden">${T.colon}${category.name}</span></a>
   </div></td>
 </tr>`,
   );

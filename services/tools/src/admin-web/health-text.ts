@@ -1,5 +1,7 @@
-/** The words of the admin's link-health and icon views (Chinese, as the rest of the admin). */
-export const HEALTH_TEXT = {
+import { bilingual } from './admin-lang';
+
+/** The words of the admin's link-health and icon views, Chinese and English. */
+const zh = {
   linksTitle: '失效链接',
   linksIntro: '后台任务定期检查每个工具的网址；这里是最近一次的结果。',
   status: { ok: '正常', broken: '失效', unknown: '未知' } as Record<string, string>,
@@ -59,4 +61,67 @@ export const HEALTH_TEXT = {
   sortLabel: '排序方式',
   sortByVisits: '按访问排序',
   sortDefault: '按分类排序',
-} as const;
+};
+
+const en: typeof zh = {
+  linksTitle: 'Broken links',
+  linksIntro: 'A background job checks every tool’s URL regularly; these are the latest results.',
+  status: { ok: 'OK', broken: 'Broken', unknown: 'Unknown' },
+  statusHeading: 'Status',
+  filterLabel: 'Filter by status',
+  showBroken: 'Broken only',
+  showUnknown: 'Unknown only',
+  showAll: 'All checked',
+  noLinks: 'No links with this status.',
+  tool: 'Tool',
+  url: 'URL',
+  reason: 'Reason',
+  httpStatus: 'HTTP status',
+  checkedAt: 'Last checked',
+  failures: 'Failures in a row',
+  history: 'Check history',
+  historyOf: (name: string) => `Check history: ${name}`,
+  noHistory: 'This tool has not been checked yet.',
+  duration: 'Time (ms)',
+  checkNow: 'Check now',
+  checked: (status: string) => `Checked: ${status}.`,
+  backToLinks: 'Back to broken links',
+  iconTitle: 'Icon',
+  iconCurrent: 'Current icon',
+  iconNone: 'No stored icon yet; the site shows the first letter.',
+  iconSource: (source: string) => `Source: ${source}`,
+  iconFromFile: 'Source: an uploaded file',
+  iconLastError: (error: string) => `Last fetch failed: ${error}`,
+  iconOverrideUrl: 'Set the icon by URL',
+  iconOverrideUrlHint: 'The server fetches it with the same safe fetcher; only public http(s) addresses.',
+  iconUseUrl: 'Use this URL',
+  iconUpload: 'Upload an icon file',
+  iconUploadHint: (kb: number) => `PNG, JPEG, GIF, WebP, ICO or SVG, up to ${kb} KB.`,
+  iconUseFile: 'Upload',
+  iconClear: 'Clear override',
+  iconFetchAgain: 'Fetch again',
+  iconSaved: 'Icon updated.',
+  iconCleared: 'The override is cleared; the next fetch takes the icon from the site again.',
+  iconUrlInvalid: 'Enter a URL starting with http:// or https://',
+  iconFetchFailed: (error: string) => `The icon could not be fetched: ${error}`,
+  iconFileMissing: 'Choose a file',
+  iconFileTooLarge: (kb: number) => `The file is too large: at most ${kb} KB`,
+  iconFileInvalid: (error: string) => `Not a usable icon: ${error}`,
+  outboundFailure: {
+    'bad-url': 'Not a valid http(s) URL',
+    'blocked-address': 'Address not allowed: private, loopback and local addresses are never fetched',
+    dns: 'The domain does not resolve',
+    refused: 'Connection refused',
+    timeout: 'Timed out',
+    'too-large': 'Too large',
+    'too-many-redirects': 'Too many redirects',
+    tls: 'TLS certificate or handshake failed',
+    network: 'Network error',
+  },
+  totalVisits: (count: number) => `${count} visits across all tools`,
+  sortLabel: 'Sort by',
+  sortByVisits: 'By visits',
+  sortDefault: 'By category',
+};
+
+export const HEALTH_TEXT = bilingual({ zh, en });

@@ -1,5 +1,6 @@
 import type { RowOutcome } from '../catalog/importer';
 import type { ImportRun } from '../imports/import-runs-repository';
+import { ADMIN_TEXT as T } from './admin-text';
 import { html } from '../site/html';
 import { csrfField, renderAdminPage, type AdminContext } from './admin-layout';
 import { IMPORT_TEXT as I } from './import-text';
@@ -44,7 +45,7 @@ export function renderImportPage(context: AdminContext, view: { runs: ImportRun[
   <div class="actions">
     <a class="btn btn--quiet" href="/admin/export?format=json" download>${I.exportAs('JSON')}</a>
     <a class="btn btn--quiet" href="/admin/export?format=csv" download>${I.exportAs('CSV')}</a>
-    <a class="btn btn--quiet" href="/admin/export?format=html" download>${I.exportAs('书签 HTML')}</a>
+    <a class="btn btn--quiet" href="/admin/export?format=html" download>${I.exportAs(I.bookmarksHtml)}</a>
   </div>
 </section>
 <section class="admin-card" aria-labelledby="runs-heading">
@@ -99,7 +100,7 @@ export function renderImportRun(context: AdminContext, run: ImportRun): string {
   <thead><tr><th scope="col"></th><th scope="col">${I.outcome.created}</th><th scope="col">${I.outcome.updated}</th><th scope="col">${I.outcome.unchanged}</th><th scope="col">${I.outcome.refused}</th></tr></thead>
   <tbody>${counts('categories')}${counts('tools')}</tbody>
 </table>
-${report && report.skipped > 0 ? html`<p>${I.outcome.skipped}：${report.skipped}</p>` : null}
+${report && report.skipped > 0 ? html`<p>${I.outcome.skipped}${T.colon}${report.skipped}</p>` : null}
 ${run.dry_run
   ? run.applied_run_id
     ? html`<p><a class="btn" href="/admin/imports/${run.applied_run_id}">${I.viewApplied}</a></p>`

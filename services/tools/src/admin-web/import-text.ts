@@ -1,5 +1,7 @@
-/** The import and export pages' words. */
-export const IMPORT_TEXT = {
+import { bilingual } from './admin-lang';
+
+/** The import and export pages' words, Chinese and English. */
+const zh = {
   nav: '导入导出',
   title: '导入与导出',
   importHeading: '导入',
@@ -44,4 +46,61 @@ export const IMPORT_TEXT = {
   refusedTitle: '文件无法导入',
   noFile: '请选择要导入的文件。',
   tooLarge: (megabytes: number) => `文件超过 ${megabytes} MB。`,
-} as const;
+  bookmarksHtml: '书签 HTML',
+  emptyFile: '文件是空的。',
+  unknownFormat: '认不出文件格式：请上传 .json、.csv、浏览器导出的书签 .html 或 OneNav 的 .db3 文件，或选择格式。',
+  unreadable: (format: string, error: string) => `文件无法按 ${format} 读取：${error}`,
+};
+
+const en: typeof zh = {
+  nav: 'Import & export',
+  title: 'Import and export',
+  importHeading: 'Import',
+  intro: 'A dry run comes first: it lists, row by row, what would be created, updated, skipped or refused; then you confirm. Rows are matched by slug, so importing the same file again creates no duplicates.',
+  file: 'File',
+  fileHint: (megabytes: number) => `JSON, CSV, bookmarks HTML exported by a browser (Chrome, Firefox, Edge) or OneNav's database onenav.db3, up to ${megabytes} MB.`,
+  format: 'Format',
+  formatAuto: 'From the file',
+  formats: { json: 'JSON', csv: 'CSV', html: 'Bookmarks HTML', onenav: 'OneNav database' },
+  dryRun: 'Dry run',
+  exportHeading: 'Export',
+  exportIntro: 'Exports the whole directory; an exported file imports back as it is (categories, fields and order kept).',
+  exportAs: (format: string) => `Export ${format}`,
+  recentHeading: 'Recent imports',
+  noRuns: 'No imports yet.',
+  runTitle: (fileName: string) => `Import: ${fileName}`,
+  dryRunTitle: (fileName: string) => `Dry run: ${fileName}`,
+  running: 'Working…',
+  progressLabel: 'Progress',
+  progress: (done: number, total: number) => `${done} / ${total} rows`,
+  refreshHint: 'This page refreshes itself every second.',
+  failed: (error: string) => `The import failed: ${error}`,
+  dryRunDone: 'Dry run finished; nothing has been written yet.',
+  applyDone: 'Import finished.',
+  apply: 'Import',
+  applied: 'Imported',
+  viewApplied: 'See the import’s result',
+  uploadAnother: 'Import another file',
+  summary: 'Summary',
+  kind: { category: 'Category', tool: 'Tool' },
+  outcome: { created: 'Created', updated: 'Updated', unchanged: 'Skipped (unchanged)', skipped: 'Skipped', refused: 'Refused' },
+  row: 'Row',
+  slug: 'slug',
+  result: 'Result',
+  reason: 'Reason',
+  rowsHeading: 'Row by row',
+  rowsCapped: (shown: number, total: number) => `Only the first ${shown} rows are listed (of ${total}); unchanged rows are only counted.`,
+  state: { running: 'Running', done: 'Done', failed: 'Failed' },
+  dryRunShort: 'Dry run',
+  applyShort: 'Import',
+  when: 'When',
+  refusedTitle: 'The file cannot be imported',
+  noFile: 'Choose a file to import.',
+  tooLarge: (megabytes: number) => `The file is larger than ${megabytes} MB.`,
+  bookmarksHtml: 'bookmarks HTML',
+  emptyFile: 'The file is empty.',
+  unknownFormat: 'Unknown file format: upload a .json, .csv, a browser’s bookmarks .html or OneNav’s .db3 file, or choose the format.',
+  unreadable: (format: string, error: string) => `The file cannot be read as ${format}: ${error}`,
+};
+
+export const IMPORT_TEXT = bilingual({ zh, en });

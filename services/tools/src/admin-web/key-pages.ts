@@ -25,8 +25,8 @@ export function renderKeyList(
   <td class="num">${key.rateLimitPerHour ?? T.keyDefaultLimit(view.defaultLimit)}</td>
   <td class="num">${usedThisHour ?? '—'}</td>
   <td class="num">${lastDay}</td>
-  <td class="num"><a href="/admin/keys/${key.id}/usage">${lastWeek}<span class="visually-hidden">：${T.keyUsageLink}（${key.name}）</span></a></td>
-  <td><div class="row-actions"><a class="btn btn--quiet btn--small" href="/admin/keys/${key.id}/limit">${T.keyLimitEdit}<span class="visually-hidden">：${key.name}</span></a><form method="post" action="/admin/keys/${key.id}/${key.enabled ? 'disable' : 'enable'}">${csrfField(csrf)}<button class="btn btn--quiet btn--small" type="submit">${key.enabled ? T.keyDisable : T.keyEnable}<span class="visually-hidden">：${key.name}</span></button></form></div></td>
+  <td class="num"><a href="/admin/keys/${key.id}/usage">${lastWeek}<span class="visually-hidden">${T.colon}${T.keyUsageLink}${T.paren(key.name)}</span></a></td>
+  <td><div class="row-actions"><a class="btn btn--quiet btn--small" href="/admin/keys/${key.id}/limit">${T.keyLimitEdit}<span class="visually-hidden">${T.colon}${key.name}</span></a><form method="post" action="/admin/keys/${key.id}/${key.enabled ? 'disable' : 'enable'}">${csrfField(csrf)}<button class="btn btn--quiet btn--small" type="submit">${key.enabled ? T.keyDisable : T.keyEnable}<span class="visually-hidden">${T.colon}${key.name}</span></button></form></div></td>
 </tr>`,
   );
   return renderAdminPage(context, {

@@ -1,5 +1,6 @@
 import type { LinkCheck, LinkHealth } from '../links/link-repository';
 import type { LinkStatus } from '../links/link-probe';
+import { ADMIN_TEXT as T } from './admin-text';
 import { html } from '../site/html';
 import { csrfField, renderAdminPage, type AdminContext } from './admin-layout';
 import { HEALTH_TEXT as H } from './health-text';
@@ -12,7 +13,7 @@ export function adminTime(date: Date): string {
 const statusBadge = (status: string) => html`<span class="badge link-status link-status--${status}">${H.status[status] ?? status}</span>`;
 
 function checkNowForm(context: AdminContext, slug: string, name: string) {
-  return html`<form method="post" action="/admin/links/${slug}/check">${csrfField(context.session!.csrfToken)}<button class="btn btn--quiet btn--small" type="submit">${H.checkNow}<span class="visually-hidden">：${name}</span></button></form>`;
+  return html`<form method="post" action="/admin/links/${slug}/check">${csrfField(context.session!.csrfToken)}<button class="btn btn--quiet btn--small" type="submit">${H.checkNow}<span class="visually-hidden">${T.colon}${name}</span></button></form>`;
 }
 
 export function renderLinkHealth(context: AdminContext, view: { counts: Record<LinkStatus, number>; filter: LinkStatus | 'all'; links: LinkHealth[] }): string {
@@ -25,7 +26,7 @@ export function renderLinkHealth(context: AdminContext, view: { counts: Record<L
   <td>${link.reason}${link.httpStatus !== null ? html` (${link.httpStatus})` : null}</td>
   <td>${adminTime(link.checkedAt)}</td>
   <td class="num">${link.consecutiveFailures}</td>
-  <td><div class="row-actions">${checkNowForm(context, link.slug, link.name)}<a class="btn btn--quiet btn--small" href="/admin/links/${link.slug}">${H.history}<span class="visually-hidden">：${link.name}</span></a></div></td>
+  <td><div class="row-actions">${checkNowForm(context, link.slug, link.name)}<a class="btn btn--quiet btn--small" href="/admin/links/${link.slug}">${H.history}<span class="visually-hidden">${T.colon}${link.name}</span></a></div></td>
 </tr>`,
   );
   return renderAdminPage(context, {

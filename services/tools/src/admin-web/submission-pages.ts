@@ -16,11 +16,11 @@ export function renderSubmissionQueue(context: AdminContext, view: { submissions
   <td>${item.contact}</td>
   <td>${dateTime(item.created_at)}</td>
   <td><div class="row-actions">
-    <a class="btn btn--small" href="/admin/submissions/${item.id}/approve">${S.approve}<span class="visually-hidden">：${item.name}</span></a>
+    <a class="btn btn--small" href="/admin/submissions/${item.id}/approve">${S.approve}<span class="visually-hidden">${T.colon}${item.name}</span></a>
     <form method="post" action="/admin/submissions/${item.id}/reject" class="reject-form">${csrfField(csrf)}
-      <label class="visually-hidden" for="reason-${item.id}">${S.reason}：${item.name}</label>
+      <label class="visually-hidden" for="reason-${item.id}">${S.reason}${T.colon}${item.name}</label>
       <input type="text" id="reason-${item.id}" name="reason" maxlength="500" placeholder="${S.reason}">
-      <button class="btn btn--quiet btn--small" type="submit">${S.reject}<span class="visually-hidden">：${item.name}</span></button>
+      <button class="btn btn--quiet btn--small" type="submit">${S.reject}<span class="visually-hidden">${T.colon}${item.name}</span></button>
     </form>
   </div></td>
 </tr>`,

@@ -1,5 +1,7 @@
+import { bilingual } from './admin-lang';
+
 /** The review queue's words (kept apart from admin-text.ts, which other pages share). */
-export const SUBMISSION_TEXT = {
+const zh = {
   nav: '投稿',
   navCount: (count: number) => `（${count} 条待审）`,
   title: '投稿审核',
@@ -16,3 +18,23 @@ export const SUBMISSION_TEXT = {
   alreadyReviewed: '这条投稿已被审核过了。',
   noCategory: '（分类已不存在）',
 };
+
+const en: typeof zh = {
+  nav: 'Submissions',
+  navCount: (count: number) => ` (${count} waiting for review)`,
+  title: 'Review submissions',
+  intro: 'Tools that visitors suggested on the site’s “Submit a tool” page. Approve opens the tool form filled in: choose the slug, category and tags and save to add it. Reject takes an optional reason (recorded only; the submitter is not told).',
+  empty: 'No submissions waiting for review.',
+  submitted: 'Submitted',
+  contact: 'Contact',
+  approve: 'Approve',
+  reject: 'Reject',
+  reason: 'Reason for rejecting (optional)',
+  approveTitle: (name: string) => `Approve submission: ${name}`,
+  approved: 'Approved; the tool is added.',
+  rejected: 'Rejected.',
+  alreadyReviewed: 'This submission has already been reviewed.',
+  noCategory: '(the category no longer exists)',
+};
+
+export const SUBMISSION_TEXT = bilingual({ zh, en });

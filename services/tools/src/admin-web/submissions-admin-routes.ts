@@ -12,7 +12,8 @@ import { SUBMISSION_TEXT as S } from './submission-text';
 import { renderToolForm } from './tool-pages';
 
 const TOOL_FIELDS = ['slug', 'name', 'description', 'url', 'icon', 'category', 'tags', 'is_featured', 'sort_order'];
-const NOTICES: Record<string, string> = { approved: S.approved, rejected: S.rejected };
+/** The notice after a redirect (`?done=`), in the request's language (so looked up per request, not once). */
+const NOTICES: Record<string, () => string> = { approved: () => S.approved, rejected: () => S.rejected };
 
 function idOf(req: Request): number {
   const raw = req.params.id;
@@ -73,7 +74,8 @@ export function createSubmissionsAdminRoutes(deps: {
   };
 
   router.get('/submissions', async (req, res) => {
-    const notice = typeof req.query.done === 'string' ? NOTICES[req.query.done] : undefined;
+    const done = req.query.done;
+    const notice = typeof done === 'string' && Object.hasOwn(NOTICES, done) ? NOTICES[done]!() : undefined;
     send(res, 200, renderSubmissionQueue(contextOf(res), { submissions: await queue.listPending(), notice }));
   });
 

@@ -40,9 +40,9 @@ export function renderToolList(context: AdminContext, view: ToolListView): strin
   <td class="num">${tool.visits}</td>
   <td>${tool.is_featured ? html`<span class="badge">${T.featured}</span>` : null}</td>
   <td><div class="row-actions">
-    <form method="post" action="/admin/tools/${tool.id}/feature">${csrfField(csrf)}<input type="hidden" name="featured" value="${tool.is_featured ? '0' : '1'}"><button class="btn btn--quiet btn--small" type="submit">${tool.is_featured ? T.unfeature : T.feature}<span class="visually-hidden">：${tool.name}</span></button></form>
-    <a class="btn btn--quiet btn--small" href="/admin/tools/${tool.id}/edit">${T.edit}<span class="visually-hidden">：${tool.name}</span></a>
-    <a class="btn btn--quiet btn--small" href="/admin/tools/${tool.id}/delete">${T.delete}<span class="visually-hidden">：${tool.name}</span></a>
+    <form method="post" action="/admin/tools/${tool.id}/feature">${csrfField(csrf)}<input type="hidden" name="featured" value="${tool.is_featured ? '0' : '1'}"><button class="btn btn--quiet btn--small" type="submit">${tool.is_featured ? T.unfeature : T.feature}<span class="visually-hidden">${T.colon}${tool.name}</span></button></form>
+    <a class="btn btn--quiet btn--small" href="/admin/tools/${tool.id}/edit">${T.edit}<span class="visually-hidden">${T.colon}${tool.name}</span></a>
+    <a class="btn btn--quiet btn--small" href="/admin/tools/${tool.id}/delete">${T.delete}<span class="visually-hidden">${T.colon}${tool.name}</span></a>
   </div></td>
 </tr>`,
   );

@@ -4,6 +4,7 @@ import { createCatalogRepository } from '../catalog/catalog-repository';
 import { detectFormat, IMPORT_FORMATS, ImportFormatError, readImportSource, runImport, type ImportFormat } from '../catalog/importer';
 import type { ParsedSource } from '../catalog/import-sources';
 import { createImportRunsRepository, type ImportRun } from './import-runs-repository';
+import { IMPORT_TEXT as I } from '../admin-web/import-text';
 
 /** A file refused as a whole before anything is stored; `message` is for the editor. */
 export class ImportRefused extends Error {}
@@ -24,13 +25,13 @@ export function createImportService(deps: { db: Knex; changed: () => void | Prom
   const inFlight = new Set<Promise<void>>();
 
   async function read(fileName: string, data: Buffer, chosen: string | undefined): Promise<{ format: ImportFormat; source: ParsedSource }> {
-    if (data.length === 0) throw new ImportRefused('文件是空的。');
+    if (data.length === 0) throw new ImportRefused(I.emptyFile);
     const format = chosen && IMPORT_FORMATS.includes(chosen as ImportFormat) ? (chosen as ImportFormat) : detectFormat(fileName, data);
-    if (!format) throw new ImportRefused('认不出文件格式：请上传 .json、.csv、浏览器导出的书签 .html 或 OneNav 的 .db3 文件，或选择格式。');
+    if (!format) throw new ImportRefused(I.unknownFormat);
     try {
       return { format, source: await readImportSource(data, format) };
     } catch (error) {
-      if (error instanceof ImportFormatError) throw new ImportRefused(`文件无法按 ${format.toUpperCase()} 读取：${error.message}`);
+      if (error instanceof ImportFormatError) throw new ImportRefused(I.unreadable(format.toUpperCase(), error.message));
       throw error;
     }
   }
@@ -64,7 +65,7 @@ export function createImportService(deps: { db: Knex; changed: () => void | Prom
 
     /** Applies finished dry run `dryRunId` (once; a second request gets the same run); undefined if there is none. */
     async apply(dryRunId: number, editorId: number | null): Promise<number | undefined> {
-      const dryRun = await runs.find(dryRunId);
+      const dryRun = await runs.findWithoutReport(dryRunId);
       if (!dryRun || !dryRun.dry_run) return undefined;
       const file = await runs.fileOf(dryRunId);
       const claimed = await runs.claimApply(dryRunId, editorId);

@@ -1,9 +1,9 @@
-import { html, rawHtml, type Html } from './html';
+import { html, type Html } from './html';
 import type { Localizer } from './localize';
 import type { SiteAssets } from './site-assets';
 import { LANGS, SITE_TEXT, type Lang, type SiteText } from './site-text';
 import { pageUrl, searchAction, type PageLocation } from './site-urls';
-import { THEME_BOOT_SCRIPT } from './theme';
+import { themeHead, themeToggle } from './theme';
 import { SUBMIT_TEXT } from './submit-text';
 
 /** What every page is rendered with. */
@@ -89,10 +89,7 @@ ${bilingual ? html`<meta property="og:locale:alternate" content="${SITE_TEXT[oth
 <meta property="og:image:height" content="${OG_IMAGE.height}">
 <meta property="og:image:alt" content="${text.ogImageAlt}">
 <meta name="twitter:card" content="summary_large_image">
-<meta name="color-scheme" content="light dark">
-<meta name="theme-color" content="#4f46e5" media="(prefers-color-scheme: light)">
-<meta name="theme-color" content="#1e1b4b" media="(prefers-color-scheme: dark)">
-<script>${rawHtml(THEME_BOOT_SCRIPT)}</script>
+${themeHead()}
 <link rel="icon" href="/favicon.ico" sizes="16x16 32x32 48x48">
 <link rel="icon" type="image/svg+xml" href="${assets.url('icon.svg')}">
 <link rel="apple-touch-icon" href="${assets.url('icon-192.png')}">
@@ -109,7 +106,7 @@ ${bilingual ? html`<meta property="og:locale:alternate" content="${SITE_TEXT[oth
     ${shell.hero ? null : searchForm(context, shell.keyword ?? '', 'bar')}
     <nav class="site-nav" aria-label="${text.primaryNav}">
       <a href="${pageUrl(lang, { kind: 'home' })}#categories">${text.categories}</a>
-      <button class="theme-toggle" type="button" data-theme-toggle aria-pressed="false" hidden><svg class="theme-toggle__moon" aria-hidden="true" viewBox="0 0 24 24" width="18" height="18"><path d="M20 14.5A8 8 0 0 1 9.5 4a8 8 0 1 0 10.5 10.5Z"/></svg><svg class="theme-toggle__sun" aria-hidden="true" viewBox="0 0 24 24" width="18" height="18"><circle cx="12" cy="12" r="4"/><path d="M12 2v2M12 20v2M4.9 4.9l1.4 1.4M17.7 17.7l1.4 1.4M2 12h2M20 12h2M4.9 19.1l1.4-1.4M17.7 6.3l1.4-1.4"/></svg><span class="visually-hidden">${text.darkMode}</span></button>
+      ${themeToggle(text.darkMode)}
       <a class="lang-switch" data-switch-lang href="${switchHref}" lang="${SITE_TEXT[other].htmlLang}" aria-label="${text.switchLanguageLabel}">${text.switchLanguage}</a>
     </nav>
   </div>
