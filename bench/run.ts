@@ -20,6 +20,7 @@ import { alternate, type Side, type Slice } from './lib/alternate';
 import { judgedQuality, latencyTables, measureLatencies, percentile, PREFIX_QUERIES, searchPath, type LatencyQuery, type QualityFigures } from './lib/search-latency';
 import { generateToolDirectory } from '../services/tools/src/catalog/search-generated-directory';
 import { loadSearchJudgements, RECALL_AT_10_TARGET, SUCCESS_AT_3_TARGET } from '../services/tools/src/catalog/search-quality';
+import { keywordSearchScenario } from './lib/keyword-search';
 import { createLifecycle, type Lifecycle } from './lib/lifecycle';
 import { replicasScenario } from './lib/replicas';
 import { load, measureSlice, type LoadOptions, type LoadSlice } from './lib/load';
@@ -91,7 +92,7 @@ const SMOKE: Mode = {
   searchSamples: 2,
 };
 
-const ALL_SCENARIOS = ['tools', 'search', 'images-list', 'static', 'upload', 'media', 'upload-rss', 'embedded', 'replicas'] as const;
+const ALL_SCENARIOS = ['tools', 'search', 'images-list', 'keyword-search', 'static', 'upload', 'media', 'upload-rss', 'embedded', 'replicas'] as const;
 type ScenarioName = (typeof ALL_SCENARIOS)[number];
 
 const TOOLS_LIST_PAGES = 13; // the sample directory has 247 tools: 13 pages of 20, the last one partial
@@ -216,6 +217,8 @@ interface Bench {
   apiKey: string;
   smallToken: string;
   largeToken: string;
+  /** A user with a tenth of largeImages (the keyword-search scenario's). */
+  mediumToken: string;
   uploadToken: string;
   rows: Row[];
   checks: TargetCheck[];
@@ -317,6 +320,7 @@ async function startBench(mode: Mode, lifecycle: Lifecycle, workDir: string, bui
   const smallToken = await createImagesUser(imagesEnv, 'bench_small', 'bench');
   const largeToken = await createImagesUser(imagesEnv, 'bench_large', 'bench');
   const uploadToken = await createImagesUser(imagesEnv, 'bench_upload', 'bench');
+  const mediumToken = await createImagesUser(imagesEnv, 'bench_medium', 'bench');
 
   const rows: Row[] = [];
   const pair = (baselineName: string, baseline: Measured, name: string, subject: Measured): Row => {
@@ -345,6 +349,7 @@ async function startBench(mode: Mode, lifecycle: Lifecycle, workDir: string, bui
     apiKey,
     smallToken,
     largeToken,
+    mediumToken,
     uploadToken,
     rows,
     checks: [],
@@ -861,6 +866,8 @@ async function main(): Promise<void> {
     if (only.has('tools')) await toolsScenario(bench, tools);
     if (only.has('search')) await searchScenario(bench);
     if (only.has('images-list')) await imagesListScenario(bench);
+    // After images-list: its 1,000,000-image user is reused.
+    if (only.has('keyword-search')) await keywordSearchScenario(bench, log);
     // The two photos are written on every run; the upload and media scenarios read them.
     const uploads = await prepareUploads(bench);
     if (only.has('upload')) await uploadScenario(bench, uploads);

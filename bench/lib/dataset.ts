@@ -8,6 +8,29 @@ import { runAdmin } from './stack';
 export const NEEDLE = 'sunset';
 export const NEEDLE_MATCHES = 50;
 
+/**
+ * Words in the seeded names with the share of a user's images each is in (by the image's number g,
+ * below), for the keyword search scenarios: a common word, a CJK one as common, a rarer one, a rare
+ * one, and one in no name. `IMG_` is the camera prefix of every name none of these claims (78.99 %).
+ */
+export const KEYWORDS = [
+  { keyword: 'holiday', share: '10 %', matches: (count: number) => numbered(count, 10, 3) },
+  { keyword: '微信图片', share: '10 %', matches: (count: number) => numbered(count, 10, 5) },
+  { keyword: 'screenshot', share: '1 %', matches: (count: number) => numbered(count, 100, 7) },
+  { keyword: 'aurora', share: '0.01 %', matches: (count: number) => numbered(count, 10_000, 9) },
+  { keyword: 'zebra', share: 'none', matches: () => 0 },
+  {
+    keyword: 'IMG_',
+    share: '79 %',
+    matches: (count: number) => count - numbered(count, 10, 3) - numbered(count, 10, 5) - numbered(count, 100, 7) - numbered(count, 10_000, 9) - Math.min(NEEDLE_MATCHES, count),
+  },
+] as const;
+
+/** How many of 1..count leave `remainder` divided by `modulus`. */
+function numbered(count: number, modulus: number, remainder: number): number {
+  return count >= remainder ? Math.floor((count - remainder) / modulus) + 1 : 0;
+}
+
 function lineAfter(output: string, label: string): string {
   const line = output.split('\n').find((l) => l.startsWith(label));
   if (!line) throw new Error(`admin output without "${label}":\n${output}`);
@@ -36,7 +59,9 @@ export async function createImagesGroup(env: NodeJS.ProcessEnv, name: string): P
 /**
  * Gives a user `count` stored images as rows (no files: lists never read them), newest last, in
  * batches, through plain INSERTs: whatever the schema maintains on insert is maintained. Exactly
- * NEEDLE_MATCHES names contain NEEDLE; the others are camera-style names. used_bytes is set to match.
+ * NEEDLE_MATCHES names contain NEEDLE; of the others, those of KEYWORDS (exact shares when `count` is
+ * a multiple of 10,000), and camera-style names. used_bytes is set to match. A user who already has
+ * `count` images is left as is (scenarios share the 1,000,000-image user).
  */
 export async function seedImageRows(databaseUrl: string, userName: string, count: number, log: (line: string) => void): Promise<void> {
   const client = new Client({ connectionString: databaseUrl });
@@ -48,6 +73,8 @@ export async function seedImageRows(databaseUrl: string, userName: string, count
     );
     const owner = rows[0];
     if (!owner) throw new Error(`no user ${userName}`);
+    const seeded = await client.query<{ n: string }>('SELECT coalesce(sum(count), 0) AS n FROM image_counts WHERE user_id = $1', [owner.user_id]);
+    if (Number(seeded.rows[0]!.n) === count) return;
     const every = Math.max(Math.floor(count / NEEDLE_MATCHES), 1);
     const batch = 100_000;
     const started = Date.now();
@@ -56,7 +83,12 @@ export async function seedImageRows(databaseUrl: string, userName: string, count
       await client.query(
         `INSERT INTO images (user_id, category_id, storage_key, thumb_key, format, original_name, file_size, width, height, status, created_at, status_changed_at)
          SELECT $1, $2, '2026/11/23/' || md5($3 || ':' || g) || '.jpg', NULL, 'jpeg',
-                CASE WHEN g % $4 = 0 AND g / $4 <= $5 THEN 'beach-${NEEDLE}-' || g || '.jpg' ELSE 'IMG_' || lpad(g::text, 7, '0') || '.JPG' END,
+                CASE WHEN g % $4 = 0 AND g / $4 <= $5 THEN 'beach-${NEEDLE}-' || g || '.jpg'
+                     WHEN g % 10 = 3 THEN 'holiday-' || g || '.jpg'
+                     WHEN g % 10 = 5 THEN '微信图片_' || g || '.jpg'
+                     WHEN g % 100 = 7 THEN 'Screenshot ' || g || '.png'
+                     WHEN g % 10000 = 9 THEN 'aurora-' || g || '.jpg'
+                     ELSE 'IMG_' || lpad(g::text, 7, '0') || '.JPG' END,
                 200000 + g % 5000, 1280, 960, 'stored', now() - make_interval(secs => $6 - g), now()
          FROM generate_series($7::int, $8::int) AS g`,
         [owner.user_id, owner.category_id, userName, every, NEEDLE_MATCHES, count, from, to],

@@ -18,6 +18,8 @@ export interface Page<T> {
   total: number;
   page: number;
   limit: number;
+  /** Extension, on keyword searches only: `total` is an estimate (more names match than a search counts: see listing-repository.ts). */
+  total_estimated?: true;
 }
 
 export interface BinItem {
@@ -54,7 +56,7 @@ export function createListingService(deps: { images: ImagesRepository; categorie
       offset: (request.page - 1) * request.limit,
     });
     if (!found) throw new AppError('notLoggedIn', 200);
-    return { list: found.rows.map(show), total: found.total, page: request.page, limit: request.limit };
+    return { list: found.rows.map(show), total: found.total, page: request.page, limit: request.limit, ...(found.totalEstimated ? { total_estimated: true as const } : {}) };
   }
 
   return {
