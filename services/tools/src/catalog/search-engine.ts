@@ -10,6 +10,9 @@ import { buildAliasGroups, planTerms, type AliasGroups } from './search-terms';
  * The revision moves with every change to tools, categories or aliases (the catalog_revision migration's
  * triggers), and is read before each search: a change made on any replica starts a rebuild there, and is
  * searched as soon as that rebuild is done; until then the previous index answers (stale-while-rebuild).
+ * A rebuild after an edit of a few tools (a save in the editor, a CLI edit, an alias) updates the previous
+ * index (updateSearchIndex: the edited tools' forms out, their new forms in, tens of milliseconds at 10,000
+ * tools); a larger change (an import, a category of thousands of tools renamed) builds it afresh (seconds).
  * Visit counts move without a revision; they are re-read in the background every `visitsRefreshMs`.
  *
  * A rebuild never holds the process for long: forms are computed and the index built in chunks of a few
