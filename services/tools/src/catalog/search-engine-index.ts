@@ -17,6 +17,8 @@ export interface PartMatches {
   scores: Float32Array;
 }
 export const FIELD_SLOTS = 4;
+// The hot loops of a one-letter lookup write the four slots by hand.
+if (FIELD_SLOTS !== 4) throw new Error('FIELD_SLOTS is 4');
 
 /** The slug is the name's address form: one field for ranking, or a tool would count its name twice. */
 const FIELD_INDEX: Record<Field, number> = { name: 0, slug: 0, tag: 1, category: 2, description: 3 };
@@ -329,7 +331,14 @@ function indexOf(state: IndexState): SearchIndex {
   const index: SearchIndex = {
     size,
     release(matches) {
-      for (const tool of matches.tools) matches.scores.fill(0, tool * FIELD_SLOTS, tool * FIELD_SLOTS + FIELD_SLOTS);
+      const { scores } = matches;
+      for (const tool of matches.tools) {
+        const slot = tool * 4;
+        scores[slot] = 0;
+        scores[slot + 1] = 0;
+        scores[slot + 2] = 0;
+        scores[slot + 3] = 0;
+      }
       if (pool.length < POOL_SIZE) pool.push(matches.scores);
     },
     lookup(part) {
@@ -337,10 +346,18 @@ function indexOf(state: IndexState): SearchIndex {
       const single = part.length === 1 ? singles.get(part) : undefined;
       if (single) {
         // What search as you type sends first: copied from the table instead of scanning ~80,000 forms.
-        found.tools = Array.from(single.tools);
-        single.tools.forEach((tool, i) => {
-          for (let field = 0; field < FIELD_SLOTS; field += 1) found.scores[tool * FIELD_SLOTS + field] = single.scores[i * FIELD_SLOTS + field]! / 2;
-        });
+        // A plain loop (9,000 tools for a letter at 10,000): no callback per tool.
+        const { tools, scores } = single;
+        const into = found.scores;
+        found.tools = Array.from(tools);
+        for (let i = 0; i < tools.length; i += 1) {
+          const slot = tools[i]! * 4;
+          const from = i * 4;
+          into[slot] = scores[from]! / 2;
+          into[slot + 1] = scores[from + 1]! / 2;
+          into[slot + 2] = scores[from + 2]! / 2;
+          into[slot + 3] = scores[from + 3]! / 2;
+        }
         return found;
       }
       scan(sortedStarts, part, found);

@@ -72,6 +72,8 @@ interface State {
   tools: SnapshotTool[];
   aliases: AliasGroups;
   visitsReadAt: number;
+  /** The most visited tool's visits: computed on first search, forgotten when visits are re-read. */
+  maxVisits?: number;
 }
 
 /**
@@ -190,6 +192,7 @@ export function createSearchEngine(options: SearchEngineOptions) {
         .loadVisits()
         .then((visits) => {
           for (const tool of stale.tools) tool.visits = visits.get(tool.id) ?? tool.visits;
+          stale.maxVisits = undefined;
           stale.visitsReadAt = options.now();
         })
         .catch(() => undefined)
@@ -216,9 +219,12 @@ export function createSearchEngine(options: SearchEngineOptions) {
     },
 
     async search(keyword: string, offset: number, limit: number): Promise<SearchHits> {
-      const { index, tools, aliases } = await current();
+      const found = await current();
+      const { index, tools, aliases } = found;
       const plan = planTerms(keyword, aliases);
-      const ranking = rankTools(plan, index, tools, offset + limit, maxVisits(tools));
+      // Popularity's scale, read once per index and per visits refresh (not over 10,000 tools per search).
+      found.maxVisits ??= maxVisits(tools);
+      const ranking = rankTools(plan, index, tools, offset + limit, found.maxVisits);
       return {
         ids: ranking.order.slice(offset, offset + limit).map((position) => tools[position]!.id),
         total: ranking.total,
