@@ -120,7 +120,7 @@ function syllableRun(words: Word[]): { syllables: string[]; initials: string[]; 
 /**
  * The forms of one tool: `texts[i]` of kind `codes[i]`; and the words its typos are looked up by (latin
  * words and squashed pinyin of five letters or more), `typoWords[i]` in the field and tag place of
- * `typoCodes[i]` (a form code with variant and position 0). Kept per tool between rebuilds, so compact.
+ * `typoCodes[i]` (a form code with variant and position 0). Compact: 10,000 tools' forms are gathered for a full build.
  */
 export interface ToolForms {
   texts: string[];
