@@ -18,9 +18,6 @@ let harness: Harness;
 const sample = JSON.parse(fs.readFileSync(sampleDatasetPath(), 'utf8')) as { tools: { slug: string }[] };
 const judgements = loadSearchJudgements();
 const heldOut = loadHeldOutSearchJudgements();
-/** What the held-out set reached on the sample directory (see the test), less a margin. */
-const HELD_OUT_SUCCESS_AT_3_FLOOR = 0.95;
-const HELD_OUT_RECALL_AT_10_FLOOR = 0.95;
 
 beforeAll(async () => {
   harness = await openHarness();
@@ -75,12 +72,14 @@ describe('search quality over the sample directory', () => {
     expect(belowTarget).toEqual([]);
   });
 
-  it(`when every held-out query is searched, then success@3 ≥ ${HELD_OUT_SUCCESS_AT_3_FLOOR} and recall@10 ≥ ${HELD_OUT_RECALL_AT_10_FLOOR}`, async () => {
+  // The held-out set reaches the overall targets (0.986 / 0.975), not every kind's: one of its four joined-name
+  // queries finds nothing right (`chart js`: Chart.js is neither chartjs nor chart … js), so per kind is reported, not asserted.
+  it(`when every held-out query is searched, then success@3 ≥ ${SUCCESS_AT_3_TARGET} and mean recall@10 ≥ ${RECALL_AT_10_TARGET} overall`, async () => {
     const directory = createDirectoryService({ catalog: createCatalogRepository(harness.db), cacheTtlMs: 0, now: Date.now });
     const search = async (query: string) => (await directory.search({ keyword: query, page: 1, limit: 10 })).data.map((tool) => tool.slug);
     const quality = await evaluateSearch(search, heldOut);
     process.stdout.write(`held-out set: ${describeSearchQuality(quality)}\n`);
-    expect(quality.successAt3).toBeGreaterThanOrEqual(HELD_OUT_SUCCESS_AT_3_FLOOR);
-    expect(quality.recallAt10).toBeGreaterThanOrEqual(HELD_OUT_RECALL_AT_10_FLOOR);
+    expect(quality.successAt3).toBeGreaterThanOrEqual(SUCCESS_AT_3_TARGET);
+    expect(quality.recallAt10).toBeGreaterThanOrEqual(RECALL_AT_10_TARGET);
   });
 });
