@@ -59,8 +59,8 @@ const VISITS_FACTOR = 1;
 const VISITS_FLOOR = 100;
 const VISITS_SATURATION_SHARE = 0.1;
 /**
- * Visits are a share of the most visited tool's, or of this many if no tool has as many: in a young
- * directory 10 visits against 3 say little, and must not lift a name's substring over an exact name.
+ * The saturation is a tenth of the most visited tool's visits, or of this many if no tool has as many: in a
+ * young directory 150 visits against 30 say little, and must not lift a name's substring over an exact name.
  */
 const POPULARITY_SCALE_MIN = 10_000;
 
