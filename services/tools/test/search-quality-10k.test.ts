@@ -1,7 +1,15 @@
 import { buildSearchIndex, buildToolForms, FIELD_SLOTS, type SearchIndex } from '../src/catalog/search-engine-index';
 import { createSearchEngine } from '../src/catalog/search-engine';
 import { generatedSearchSnapshot, generateToolDirectory } from '../src/catalog/search-generated-directory';
-import { describeSearchQuality, evaluateSearch, loadSearchJudgements, type SearchQuality } from '../src/catalog/search-quality';
+import {
+  describeSearchQuality,
+  evaluateSearch,
+  loadHeldOutSearchJudgements,
+  loadSearchJudgements,
+  RECALL_AT_10_TARGET,
+  SUCCESS_AT_3_TARGET,
+  type SearchQuality,
+} from '../src/catalog/search-quality';
 
 /**
  * The judged set against the benchmark's generated directory of 10,000 tools (the sample's 247 at the head
@@ -10,9 +18,9 @@ import { describeSearchQuality, evaluateSearch, loadSearchJudgements, type Searc
  */
 
 const SIZE = 10_000;
-/** What the 10,000-tool run reached when this test was written (0.935 / 0.926), less a margin. */
-const SUCCESS_AT_3_FLOOR = 0.92;
-const RECALL_AT_10_FLOOR = 0.9;
+/** What the 10,000-tool run reached (0.935 / 0.924 at first; 0.974 / 0.961 with popularity floored and saturated, named tools and mean split parts), less a margin. */
+const SUCCESS_AT_3_FLOOR = 0.96;
+const RECALL_AT_10_FLOOR = 0.95;
 
 const snapshot = generatedSearchSnapshot(generateToolDirectory(SIZE));
 const slugs = new Map(snapshot.tools.map((tool) => [tool.id, tool.slug]));
@@ -71,6 +79,14 @@ describe('search at 10,000 tools (the generated long-tail directory)', () => {
     process.stdout.write(`at ${SIZE.toLocaleString('en')} tools: ${describeSearchQuality(quality)}\n`);
     expect(quality.successAt3).toBeGreaterThanOrEqual(SUCCESS_AT_3_FLOOR);
     expect(quality.recallAt10).toBeGreaterThanOrEqual(RECALL_AT_10_FLOOR);
+  });
+
+  // The held-out set (data/search-judgements-heldout.json, never tuned on) reaches the overall targets here too (0.972 / 0.965).
+  it(`when every held-out query is searched, then success@3 ≥ ${SUCCESS_AT_3_TARGET} and recall@10 ≥ ${RECALL_AT_10_TARGET}`, async () => {
+    const quality: SearchQuality = await evaluateSearch((query) => top(query), loadHeldOutSearchJudgements());
+    process.stdout.write(`held-out set at ${SIZE.toLocaleString('en')} tools: ${describeSearchQuality(quality)}\n`);
+    expect(quality.successAt3).toBeGreaterThanOrEqual(SUCCESS_AT_3_TARGET);
+    expect(quality.recallAt10).toBeGreaterThanOrEqual(RECALL_AT_10_TARGET);
   });
 });
 

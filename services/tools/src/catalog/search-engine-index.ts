@@ -42,6 +42,8 @@ const TIERS: Record<string, Record<Field, [number, number]>> = {
   'fuzzy/inner': { name: [34, 32], slug: [34, 32], tag: [32, 30], category: [28, 26], description: [0, 0] },
 };
 const TYPO_SCORE: Record<Field, number> = { name: 40, slug: 40, tag: 38, category: 30, description: 0 };
+/** A typo of one word of a value (a name's second word) scores this much less than a typo of the whole value. */
+const TYPO_WORD_STEP = 8;
 const TAG_RANK_STEP = 1.5;
 /** Buffers kept for reuse: more than the lookups of one query with aliases. */
 const POOL_SIZE = 64;
@@ -59,7 +61,7 @@ for (let code = 0; code < FORM_CODES; code += 1) {
   EXACT[code] = tiers[0] - penalty;
   PREFIX[code] = tiers[1] - penalty;
   FIELD_OF_CODE[code] = FIELD_INDEX[field];
-  TYPO[code] = TYPO_SCORE[field] - penalty;
+  TYPO[code] = TYPO_SCORE[field] - penalty - (position === 'word' ? TYPO_WORD_STEP : 0);
 }
 
 /** Forms of every tool, sorted by text: a part's matches are one range. */

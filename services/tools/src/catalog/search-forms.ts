@@ -120,7 +120,7 @@ function syllableRun(words: Word[]): { syllables: string[]; initials: string[]; 
 /**
  * The forms of one tool: `texts[i]` of kind `codes[i]`; and the words its typos are looked up by (latin
  * words and squashed pinyin of five letters or more), `typoWords[i]` in the field and tag place of
- * `typoCodes[i]` (a form code with variant and position 0). Compact: 10,000 tools' forms are gathered for a full build.
+ * `typoCodes[i]` (a form code with variant 0 and the word's position: the whole value or a word in it). Compact: 10,000 tools' forms are gathered for a full build.
  */
 export interface ToolForms {
   texts: string[];
@@ -149,16 +149,22 @@ function computeValueForms(raw: string, field: Field, rank: number): ToolForms {
   const texts: string[] = [];
   const codes: FormCode[] = [];
   const typoWords: string[] = [];
+  const typoCodes: FormCode[] = [];
   // Duplicates are harmless (a lookup keeps the best score per field), so they are not checked for.
   const add = (text: string, variant: Variant, position: Position) => {
     if (text === '') return;
     texts.push(text);
     codes.push(formCode(field, variant, position, rank));
   };
-  const addTypo = (word: string) => {
-    if (word.length >= MIN_TYPO_LENGTH && /^[a-z0-9]+$/.test(word) && /[a-z]/.test(word)) typoWords.push(word);
+  // A typo of a whole value (a name, a tag) is a better match than a typo of one word inside a name (`evrnote`:
+  // the tool tagged Evernote before the tools named "Rara Evernote").
+  const addTypo = (word: string, position: Position) => {
+    if (word.length >= MIN_TYPO_LENGTH && /^[a-z0-9]+$/.test(word) && /[a-z]/.test(word)) {
+      typoWords.push(word);
+      typoCodes.push(formCode(field, 'text', position, rank));
+    }
   };
-  const done = (): ToolForms => ({ texts, codes: Uint16Array.from(codes), typoWords, typoCodes: new Uint16Array(typoWords.length).fill(formCode(field, 'text', 'whole', rank)) });
+  const done = (): ToolForms => ({ texts, codes: Uint16Array.from(codes), typoWords, typoCodes: Uint16Array.from(typoCodes) });
   const value = normalizeSearchText(raw);
   if (value === '') return done();
   const limit = field === 'description' ? DESCRIPTION_FORM_LENGTH : FORM_LENGTH;
@@ -168,12 +174,12 @@ function computeValueForms(raw: string, field: Field, rank: number): ToolForms {
       add(whole, 'text', 'whole');
       const squashed = squash(whole);
       if (squashed !== whole) add(squashed, 'text', 'whole');
-      addTypo(squashed);
+      addTypo(squashed, 'whole');
     }
   }
   for (const word of words) {
     add(value.slice(word.start, word.start + limit), 'text', 'word');
-    if (field !== 'description') addTypo(word.text);
+    if (field !== 'description') addTypo(word.text, word.text === value ? 'whole' : 'word');
     // Inside a word: every later character of a Chinese word (截图 in 长截图), of a latin name (pdf in smallpdf).
     if (field === 'description' && word.syllables.length === 0) continue;
     const innerLimit = field === 'description' ? DESCRIPTION_INNER_LENGTH : limit;
@@ -200,7 +206,7 @@ function computeValueForms(raw: string, field: Field, rank: number): ToolForms {
     add(pinyin, 'pinyin', position);
     add(initials.slice(i).join('').slice(0, limit), 'initials', position);
     add(folded.slice(i).join('').slice(0, limit), 'fuzzy', position);
-    if (position !== 'inner') addTypo(pinyin);
+    if (position !== 'inner') addTypo(pinyin, position);
   }
   return done();
 }

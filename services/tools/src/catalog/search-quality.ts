@@ -3,7 +3,8 @@ import path from 'node:path';
 import { z } from 'zod';
 
 /**
- * Search quality over a judged query set (data/search-judgements.json, judged over data/sample-tools.json).
+ * Search quality over a judged query set (data/search-judgements.json, judged over data/sample-tools.json;
+ * data/search-judgements-heldout.json, a held-out set).
  * Used by the quality test and by the benchmark.
  */
 
@@ -29,8 +30,8 @@ export const SUCCESS_AT_3_TARGET = 0.95;
 export const RECALL_AT_10_TARGET = 0.9;
 
 /** The judged set, found from src/ (tsx, jest) and from dist/src/ (node). */
-export function searchJudgementsPath(): string {
-  const candidates = [path.resolve(__dirname, '../../data/search-judgements.json'), path.resolve(__dirname, '../../../data/search-judgements.json')];
+export function searchJudgementsPath(file = 'search-judgements.json'): string {
+  const candidates = [path.resolve(__dirname, '../../data', file), path.resolve(__dirname, '../../../data', file)];
   const found = candidates.find((candidate) => fs.existsSync(candidate));
   if (!found) throw new Error(`search judgements not found (looked in ${candidates.join(', ')})`);
   return found;
@@ -38,6 +39,14 @@ export function searchJudgementsPath(): string {
 
 export function loadSearchJudgements(file = searchJudgementsPath()): SearchJudgement[] {
   return judgementFileSchema.parse(JSON.parse(fs.readFileSync(file, 'utf8'))).queries;
+}
+
+/**
+ * The held-out set (data/search-judgements-heldout.json): queries written before a round of ranking changes,
+ * judged the same way, and never tuned on. It tells whether the ranking generalizes beyond the judged set.
+ */
+export function loadHeldOutSearchJudgements(): SearchJudgement[] {
+  return loadSearchJudgements(searchJudgementsPath('search-judgements-heldout.json'));
 }
 
 export interface QueryQuality {

@@ -3,18 +3,19 @@ import type { Term, TermPlan } from './search-terms';
 
 /**
  * Ranks the tools of an index for a planned query. A tool is found when it matches every required term
- * (under any alternative); when none does, tools matching some of them are returned, most terms first.
+ * (under any alternative), or a tool one of the terms names (its whole name or slug, directly or through an
+ * alias: `ps` in ps抠图); when none does, tools matching some of them are returned, most terms first.
  * Within that, text quality (see the tiers in search-engine-index.ts) weighed by popularity decides.
  *
- * Popularity is a tool's visits on a log scale, as a share of the catalog's most visited tool's (at
- * least 10,000 visits: POPULARITY_SCALE_MIN), from 0 to 1. It multiplies the text score by 1 + that
- * share: in a directory of 10,000 tools hundreds match 截图 as well as Snipaste does by their words
- * (named 截图助手, tagged 截图), and the tool people actually visit must come first. At most 2× (the most visited tool against one never visited); tools 100× apart in
- * visits (12,000 against 120, the most visited at 120,000) differ by about 1.3×. So popularity reorders
- * matches of neighbouring tiers (a tag against a name prefix), never lifts a description match (32, so
- * 64 at most) over a name matched from its start (76 and up), and with no visits at all (a new
- * directory) text alone decides. Being featured, and visits again, add a few points on top: they
- * settle ties within a tier.
+ * Popularity is a tool's visits on a log scale from 100 visits (VISITS_FLOOR: 0) to a tenth of the catalog's
+ * most visited tool's (at least 1,000: 1), from 0 to 1. It multiplies the text score by 1 + that share: in a
+ * directory of 10,000 tools hundreds match 截图 as well as Snipaste does by their words (named 截图助手, tagged
+ * 截图), and the tool people actually visit must come first. At most 2× (a tool visited as much as a tenth of
+ * the most visited against one visited under 100 times); a tool with 3,000 visits against one with 30,000
+ * (the most visited at 120,000) differs by about 1.17×, one with 300 against 3,000 by 1.4×. So popularity reorders matches of neighbouring tiers
+ * (a tag against a name prefix, a tag against a name holding the word), never lifts a description match
+ * (32, so 64 at most) over a name matched from its start (76 and up), and with few visits (a new directory)
+ * text alone decides. Being featured, and visits again, add a few points on top: they settle ties within a tier.
  */
 
 export interface RankedTool {
@@ -43,13 +44,23 @@ const NAME_FIELD = 0;
 const ALIAS_FACTOR = 0.8;
 const SPLIT_FACTOR = 0.9;
 const OPTIONAL_SHARE = 0.2;
+/** A tool's name-field score when a part is its whole name, slug or a name part (the exact tier). */
+const EXACT_NAME = 100;
 const FEATURED_BONUS = 5;
 const VISITS_BONUS = 5;
 /** The most visited tool's text score counts this much more (tuned on the judged set at 10,000 tools: 0.5 → 0.92, 1 → 0.94 success@3). */
 const VISITS_FACTOR = 1;
 /**
- * Visits are a share of the most visited tool's, or of this many if no tool has as many: in a young
- * directory 10 visits against 3 say little, and must not lift a name's substring over an exact name.
+ * Popularity counts from this many visits (below: 0) up to a tenth of the most visited tool's (above: 1):
+ * below a hundred visits says nothing yet, and among the tools people do visit (a tenth of the top and more)
+ * text decides, not which of two well-known tools has more. Between, the log of visits. Tuned on the judged
+ * set at 10,000 tools (full log scale from 0: 0.944 / 0.930 → 0.974 / 0.961).
+ */
+const VISITS_FLOOR = 100;
+const VISITS_SATURATION_SHARE = 0.1;
+/**
+ * The saturation is a tenth of the most visited tool's visits, or of this many if no tool has as many: in a
+ * young directory 150 visits against 30 say little, and must not lift a name's substring over an exact name.
  */
 const POPULARITY_SCALE_MIN = 10_000;
 
@@ -72,6 +83,8 @@ function partScore(scores: Float32Array, tool: number, short: boolean): number {
 interface TermMatches {
   tools: number[];
   scores: Float32Array;
+  /** Tools the term names: their whole name or slug (or a name part) is the term or one of its aliases (`ps` → photoshop). */
+  named: number[];
 }
 
 /**
@@ -88,7 +101,7 @@ function scratchFor(size: number): typeof scratch {
 }
 
 function termScores(term: Term, lookup: (part: string) => PartMatches, size: number): TermMatches {
-  const result: TermMatches = { tools: [], scores: scratchFor(size).floats.pop() ?? new Float32Array(size) };
+  const result: TermMatches = { tools: [], scores: scratchFor(size).floats.pop() ?? new Float32Array(size), named: [] };
   const alternatives = term.alternatives.map((parts, index) => ({ parts, index }));
   scoreAlternatives(alternatives, lookup, result);
   if (result.tools.length === 0 && term.fallback) scoreAlternatives(term.fallback.map((parts) => ({ parts, index: 1 })), lookup, result);
@@ -102,8 +115,17 @@ function scoreAlternatives(alternatives: { parts: string[]; index: number }[], l
     const short = parts.every((part) => (/^[a-z0-9]+$/.test(part) ? part.length <= 2 : [...part].length === 1));
     for (const tool of matches[0]!.tools) {
       let score = partScore(matches[0]!.scores, tool, short);
-      for (let other = 1; other < matches.length && score > 0; other += 1) score = Math.min(score, partScore(matches[other]!.scores, tool, short));
-      score *= factor;
+      // Parts read apart (pdf … 合并) score their mean: a tool tagged PDF and describing 合并 is a weaker
+      // match than one tagged both, not one as weak as a description match (the weakest part).
+      let missing = false;
+      for (let other = 1; other < matches.length && !missing; other += 1) {
+        const part = partScore(matches[other]!.scores, tool, short);
+        missing = part === 0;
+        score += part;
+      }
+      if (missing) continue;
+      if (matches.length === 1 && matches[0]!.scores[tool * FIELD_SLOTS + NAME_FIELD]! >= EXACT_NAME) result.named.push(tool);
+      score = (score / matches.length) * factor;
       if (score > result.scores[tool]!) {
         if (result.scores[tool] === 0) result.tools.push(tool);
         result.scores[tool] = score;
@@ -171,21 +193,32 @@ export function rankTools(plan: TermPlan, index: SearchIndex, tools: RankedTool[
   }
   const complete = best === required.length;
   const candidates = complete ? touched.filter((tool) => counts[tool] === required.length) : touched;
+  // A tool the query names (`ps` in ps抠图 names Photoshop through its alias, `notion` in `notion 模板`) is
+  // found by it even without the other words (they say what to do with it), ranked as the name alone would
+  // rank it among the tools that match every word.
+  const named = new Map<number, number>();
+  if (required.length > 1) {
+    for (const term of required) for (const tool of term.named) if (counts[tool]! < required.length) named.set(tool, Math.max(named.get(tool) ?? 0, term.scores[tool]!));
+    if (complete) candidates.push(...named.keys());
+  }
 
   const optional = plan.optional.map((term) => termScores(term, lookup, size));
-  const visitsScale = 1 / Math.log1p(Math.max(maxVisits, POPULARITY_SCALE_MIN));
+  const floor = Math.log1p(VISITS_FLOOR);
+  const visitsScale = 1 / (Math.log1p(Math.max(maxVisits, POPULARITY_SCALE_MIN) * VISITS_SATURATION_SHARE) - floor);
 
   for (const tool of candidates) {
     let text = 0;
     for (const term of required) text += term.scores[tool]!;
     text /= required.length;
+    const coverage = named.has(tool) ? required.length : counts[tool]!;
+    text = Math.max(text, named.get(tool) ?? 0);
     let extra = 0;
     for (const term of optional) extra += term.scores[tool]!;
     if (optional.length > 0) text += (OPTIONAL_SHARE * extra) / optional.length;
     const { featured, visits } = tools[tool]!;
     // Coverage first (a partial answer lists tools matching more words first), then text weighed by popularity.
-    const popularity = Math.log1p(visits) * visitsScale;
-    score[tool] = counts[tool]! * 1000 + text * (1 + VISITS_FACTOR * popularity) + (featured ? FEATURED_BONUS : 0) + popularity * VISITS_BONUS;
+    const popularity = Math.min(1, Math.max(0, Math.log1p(visits) - floor) * visitsScale);
+    score[tool] = coverage * 1000 + text * (1 + VISITS_FACTOR * popularity) + (featured ? FEATURED_BONUS : 0) + popularity * VISITS_BONUS;
   }
   for (const matches of cache.values()) index.release(matches);
   for (const term of [...required, ...optional]) {
