@@ -119,15 +119,30 @@ export function createSharingRepository(db: Knex) {
       return updated > 0 ? { id: imageId, pagePublic: on } : null;
     },
 
-    /** Whether the user's stored image has its public page on; null when it is not the user's stored image. */
-    async imagePageState(userId: number, imageId: number): Promise<boolean | null> {
-      const row = await db('images').where({ id: imageId, user_id: userId, status: 'stored' }).first('page_public_at');
-      return row ? row.page_public_at !== null : null;
+    /** The image's own opt-in and its album's; null when it is not the user's stored image. */
+    async imagePageState(userId: number, imageId: number): Promise<{ own: boolean; album: boolean } | null> {
+      const row = await db('images as i')
+        .join('categories as c', 'c.id', 'i.category_id')
+        .where({ 'i.id': imageId, 'i.user_id': userId, 'i.status': 'stored' })
+        .first('i.page_public_at', 'c.pages_public_at');
+      return row ? { own: row.page_public_at !== null, album: row.pages_public_at !== null } : null;
     },
 
-    /** The image of a public page: only a stored image whose page is on. */
+    /** Turns the public pages of every image of the user's category on or off; false when it is not the user's category. */
+    async setAlbumPages(userId: number, categoryId: number, on: boolean, now: Date): Promise<boolean> {
+      const updated = await db('categories')
+        .where({ id: categoryId, user_id: userId })
+        .update({ pages_public_at: on ? db.raw('coalesce(pages_public_at, ?)', [now]) : null });
+      return updated > 0;
+    },
+
+    /** The image of a public page: only a stored image whose page is on, by itself or by its album. */
     async publicPageImage(imageId: number): Promise<SharedImage | null> {
-      const row = await db('images').where({ id: imageId, status: 'stored' }).whereNotNull('page_public_at').first('id', 'storage_key', 'original_name', 'width', 'height');
+      const row = await db('images as i')
+        .join('categories as c', 'c.id', 'i.category_id')
+        .where({ 'i.id': imageId, 'i.status': 'stored' })
+        .where((q) => q.whereNotNull('i.page_public_at').orWhereNotNull('c.pages_public_at'))
+        .first('i.id', 'i.storage_key', 'i.original_name', 'i.width', 'i.height');
       return row ? toImage(row) : null;
     },
 

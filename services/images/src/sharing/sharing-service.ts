@@ -122,15 +122,22 @@ export function createSharingService(deps: {
       return linkView((await sharing.findOwned(user.id, id))!, now);
     },
 
+    /** `public`: the image's own opt-in; `album_public`: its album's; the page is on while either is. */
     async imagePage(user: UserRow, imageId: number) {
-      const on = await sharing.imagePageState(user.id, imageId);
-      if (on === null) throw new AppError('imageNotFound', 200);
-      return { id: imageId, public: on, page_url: on ? pageUrl(imageId) : null };
+      const state = await sharing.imagePageState(user.id, imageId);
+      if (state === null) throw new AppError('imageNotFound', 200);
+      return { id: imageId, public: state.own, album_public: state.album, page_url: state.own || state.album ? pageUrl(imageId) : null };
     },
 
     async setImagePage(user: UserRow, imageId: number, on: boolean, now: Date) {
       if (!(await sharing.setImagePage(user.id, imageId, on, now))) throw new AppError('imageNotFound', 200);
-      return { id: imageId, public: on, page_url: on ? pageUrl(imageId) : null };
+      return this.imagePage(user, imageId);
+    },
+
+    /** The public pages of every image of an album (category): on, or off again except those opted in one by one. */
+    async setAlbumPages(user: UserRow, categoryId: number, on: boolean, now: Date) {
+      if (!(await sharing.setAlbumPages(user.id, categoryId, on, now))) throw new AppError('categoryNotFound', 200);
+      return { category_id: categoryId, pages_public: on };
     },
 
     /**
