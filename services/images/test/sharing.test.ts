@@ -350,3 +350,63 @@ describe('public image pages of a whole album', () => {
     expect((await request(svc.app).get(url)).status).toBe(404);
   });
 });
+
+describe('share page paging', () => {
+  /** The album's one uploaded image, copied to `n` images in all (rows only: the page reads rows). */
+  async function albumOf(n: number) {
+    const user = await createTestUser(svc.db);
+    const albumId = await album(user.token);
+    await upload(user.token, albumId);
+    const { id: _id, ...row } = await svc.db('images').where({ user_id: user.id }).first();
+    const copies = Array.from({ length: n - 1 }, (_, i) => ({ ...row, storage_key: `${row.storage_key}-${i + 2}`, original_name: `photo-${String(i + 2).padStart(3, '0')}.png` }));
+    for (let i = 0; i < copies.length; i += 100) await svc.db('images').insert(copies.slice(i, i + 100));
+    return { user, albumId };
+  }
+
+  const names = (html: string) => [...html.matchAll(/<span><bdi>([^<]+)<\/bdi><\/span>/g)].map((match) => match[1]);
+
+  test('when an album of 230 images is opened, then 100 a page, newest first, with server-rendered links to the others, and paging takes no further views', async () => {
+    const { user, albumId } = await albumOf(230);
+    const link = await share(user.token, { category_id: albumId, max_views: 1 });
+    const viewer = browser();
+    const path = local(link.url);
+    const first = await viewer.get(path);
+    expect(first.status).toBe(200);
+    expect(first.text).toContain('<p>共 230 张图片</p>');
+    expect(names(first.text)).toHaveLength(100);
+    expect(names(first.text)[0]).toBe('photo-230.png');
+    expect(names(first.text)[99]).toBe('photo-131.png');
+    expect(first.text).toContain('<span aria-current="page">第 1 / 3 页</span>');
+    expect(first.text).toContain(`<a href="${path}?page=2" rel="next">下一页 →</a>`);
+    expect(first.text).not.toContain('rel="prev"');
+
+    const second = await viewer.get(`${path}?page=2`);
+    expect(second.status).toBe(200);
+    expect(names(second.text)[0]).toBe('photo-130.png');
+    expect(names(second.text)).toHaveLength(100);
+    expect(second.text).toContain(`<a href="${path}" rel="prev">← 上一页</a>`);
+    expect(second.text).toContain(`<a href="${path}?page=3" rel="next">下一页 →</a>`);
+
+    const third = await viewer.get(`${path}?page=3`);
+    expect(names(third.text)).toEqual([...Array.from({ length: 29 }, (_, i) => `photo-${String(30 - i).padStart(3, '0')}.png`), 'tiny.png']);
+    expect(third.text).toContain('<span aria-current="page">第 3 / 3 页</span>');
+    expect(third.text).not.toContain('rel="next"');
+
+    // One view in all (the limit was 1): the same browser pages on.
+    expect((await read('share_links', user.token)).body.data.list[0]).toMatchObject({ view_count: 1, state: 'used_up' });
+
+    const beyond = await viewer.get(`${path}?page=9`);
+    expect(beyond.status).toBe(303);
+    expect(beyond.headers.location).toBe(`${path}?page=3`);
+    for (const bad of ['0', '-1', 'abc', '1.5', '1000001']) expect((await viewer.get(`${path}?page=${bad}`)).status).toBe(404);
+  });
+
+  test('when an album has at most 100 images, then one page and no paging links', async () => {
+    const { user, albumId } = await albumOf(100);
+    const link = await share(user.token, { category_id: albumId });
+    const page = await browser().get(local(link.url));
+    expect(page.text).toContain('<p>共 100 张图片</p>');
+    expect(names(page.text)).toHaveLength(100);
+    expect(page.text).not.toContain('<nav class="pages"');
+  });
+});

@@ -23,8 +23,8 @@ export interface SharedImage {
   height: number;
 }
 
-/** A share page lists at most this many images (the album's newest). */
-export const SHARE_PAGE_MAX_IMAGES = 500;
+/** A share page lists this many images at most; further ones are on its next pages (`?page=2`…), newest first. */
+export const SHARE_PAGE_SIZE = 100;
 
 function toLink(row: Record<string, unknown>): ShareLinkRow {
   return {
@@ -101,14 +101,21 @@ export function createSharingRepository(db: Knex) {
       return Number(updated) > 0;
     },
 
-    /** The album's stored images, newest first (binned and mid-step images are not shown). */
-    async albumImages(userId: number, categoryId: number): Promise<SharedImage[]> {
-      const rows = await db('images')
-        .where({ user_id: userId, category_id: categoryId, status: 'stored' })
-        .orderBy('id', 'desc')
-        .limit(SHARE_PAGE_MAX_IMAGES)
-        .select('id', 'storage_key', 'original_name', 'width', 'height');
-      return rows.map(toImage);
+    /**
+     * One page of the album's stored images, newest first (binned and mid-step images are not shown),
+     * and how many there are in all.
+     */
+    async albumImages(userId: number, categoryId: number, page: number): Promise<{ images: SharedImage[]; total: number }> {
+      const album = () => db('images').where({ user_id: userId, category_id: categoryId, status: 'stored' });
+      const [rows, counted] = await Promise.all([
+        album()
+          .orderBy('id', 'desc')
+          .limit(SHARE_PAGE_SIZE)
+          .offset((page - 1) * SHARE_PAGE_SIZE)
+          .select('id', 'storage_key', 'original_name', 'width', 'height'),
+        album().count({ n: '*' }).first(),
+      ]);
+      return { images: rows.map(toImage), total: Number((counted as { n: unknown } | undefined)?.n ?? 0) };
     },
 
     /** Turns the image's public page on or off; null when it is not the user's stored image. */
