@@ -149,6 +149,8 @@ describeWithChromium('album share links and public image pages in Chromium', () 
       await expect(viewer.locator('meta[property="og:image"]').getAttribute('content')).resolves.toMatch(new RegExp(`^${platform.baseUrl}/i/`));
       await expect(viewer.locator('meta[name="twitter:card"]').getAttribute('content')).resolves.toBe('summary_large_image');
       await expect(seriousAxeViolations(viewer)).resolves.toEqual([]);
+      await viewer.waitForFunction(() => [...document.images].every((image) => image.complete && image.naturalWidth > 0));
+      await viewer.screenshot({ path: path.join(shots, 'public-image-page.png') });
     } finally {
       await close();
     }

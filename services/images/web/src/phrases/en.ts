@@ -109,6 +109,7 @@ export const en: Record<MessageKey, string> = {
   openOriginal: 'Open original',
   moveToBin: 'Move to bin',
   movedToBin: 'Moved to the bin: {n}',
+  undo: 'Undo',
   movedImages: 'Moved {n} to “{name}”',
   someFailed: '{n} not done: {msg}',
 

@@ -107,6 +107,7 @@ export const zh = {
   openOriginal: '打开原图',
   moveToBin: '移到回收站',
   movedToBin: '已移到回收站：{n} 张',
+  undo: '撤销',
   movedImages: '已移动 {n} 张到「{name}」',
   someFailed: '{n} 张未完成：{msg}',
 
