@@ -59,8 +59,6 @@ export function createShareRoutes(deps: { sharing: SharingService; publicBaseUrl
         return send(res, 200, passwordPage(outcome.albumName));
       case 'album':
         if (outcome.newViewer) setCookie(req, res, VIEWER_COOKIE, outcome.linkId);
-        // A page past the album's last: the last page's address (the album shrank since the link was followed).
-        if (outcome.paging.page > outcome.paging.pages) return res.status(303).set('Cache-Control', 'no-store').location(pageHref(token, outcome.paging.pages)).end();
         return send(res, 200, albumPage(outcome.albumName, outcome.images, outcome.preview, { ...outcome.paging, href: (n) => pageHref(token, n) }));
     }
   });

@@ -169,10 +169,14 @@ export function createSharingService(deps: {
         const currentState = current ? shareLinkState(current, now) : 'revoked';
         return { kind: 'gone', state: currentState === 'active' ? 'used_up' : currentState };
       }
-      const page = preview ? 1 : Math.max(1, viewer.page ?? 1);
-      const found = await sharing.albumImages(link.userId, link.categoryId, page);
+      const asked = preview ? 1 : Math.max(1, viewer.page ?? 1);
+      let found = await sharing.albumImages(link.userId, link.categoryId, asked);
+      const pages = Math.max(1, Math.ceil(found.total / SHARE_PAGE_SIZE));
+      // A page past the last (the album shrank since the link to it was followed): the last page.
+      const page = Math.min(asked, pages);
+      if (page !== asked) found = await sharing.albumImages(link.userId, link.categoryId, page);
       const images = found.images.map(imageView);
-      const paging = { page, pages: Math.max(1, Math.ceil(found.total / SHARE_PAGE_SIZE)), total: found.total };
+      const paging = { page, pages, total: found.total };
       return { kind: 'album', linkId: link.id, albumName: link.categoryName, images: preview ? images.slice(0, 1) : images, preview, newViewer: !returning && !preview, paging };
     },
 
