@@ -132,7 +132,8 @@ describeReal(`platform through nginx (two replicas of each service, images on ${
 
   beforeAll(async () => {
     buildServices();
-    platform = await startPlatform(real!, { replicas: 2, clientMaxBodySize: NGINX_BODY_LIMIT });
+    // PUBLIC_HOSTS: the links follow a request that reached nginx as localhost (any port); 127.0.0.1 is PUBLIC_BASE_URL's.
+    platform = await startPlatform(real!, { replicas: 2, clientMaxBodySize: NGINX_BODY_LIMIT, env: { images: { PUBLIC_HOSTS: 'localhost' } } });
     token = printedSecret(runAdmin('images', platform.env.images, ['create-user', 'e2e']), /^token \(store it now; the user also sees it in the account area\): (\S+)$/m);
     runAdmin('tools', platform.env.tools, ['import', 'services/tools/data/sample-tools.json']);
     apiKey = printedSecret(runAdmin('tools', platform.env.tools, ['key:create', '--name', 'e2e']), /^key: (\S+)$/m);
@@ -395,6 +396,51 @@ describeReal(`platform through nginx (two replicas of each service, images on ${
     expect((await fetch(binnedImage.url)).status).toBe(404);
     expect(await post('restore', binnedImage.id)).toMatchObject({ code: 0 });
     await served(binnedImage.url, binned);
+  });
+
+  /** A request to nginx on 127.0.0.1 with the Host header a client on another name would send. */
+  function viaHost(host: string, method: string, pathAndQuery: string, headers: Record<string, string>, body?: Buffer): Promise<{ status: number; text: string }> {
+    return new Promise((resolve, reject) => {
+      const req = http.request(`${platform.baseUrl}${pathAndQuery}`, { method, headers: { ...headers, Host: host } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, text: Buffer.concat(chunks).toString('utf8') }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  test('when the app is reached under an allowed host (PUBLIC_HOSTS) through nginx, then the links are on that host and work there; a forged Host gets PUBLIC_BASE_URL', async () => {
+    const port = new URL(platform.baseUrl).port;
+    const boundary = 'public-hosts-boundary';
+    const jpeg = await photo(64, 48);
+    const multipart = Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="lan.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`),
+      jpeg,
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    const headers = { 'X-API-Token': token, 'Content-Type': `multipart/form-data; boundary=${boundary}` };
+    const lan = await viaHost(`localhost:${port}`, 'POST', '/api/image.php?action=upload', headers, multipart);
+    expect(lan.status).toBe(200);
+    const uploaded = JSON.parse(lan.text) as { code: number; data: { url: string; thumb_url: string; links: { delete: string } } };
+    expect(uploaded.code).toBe(0);
+    expect(uploaded.data.url.startsWith(`http://localhost:${port}/i/`)).toBe(true);
+    expect(uploaded.data.thumb_url.startsWith(`http://localhost:${port}/api/thumb.php?`)).toBe(true);
+    expect(uploaded.data.links.delete.startsWith(`http://localhost:${port}/api/delete.php?`)).toBe(true);
+    // Served there by nginx (the path is the same under every host).
+    const file = await viaHost(`localhost:${port}`, 'GET', new URL(uploaded.data.url).pathname, {});
+    expect(file.status).toBe(200);
+    const thumb = await viaHost(`localhost:${port}`, 'GET', uploaded.data.thumb_url.slice(`http://localhost:${port}`.length), {});
+    expect(thumb.status).toBe(200);
+
+    const forged = await viaHost(`evil.example:${port}`, 'GET', '/api/image.php?action=list', { 'X-API-Token': token, 'X-Forwarded-Host': `localhost:${port}` });
+    expect(forged.status).toBe(200);
+    const listed = JSON.parse(forged.text) as { data: { list: Array<{ url: string }> } };
+    expect(listed.data.list.length).toBeGreaterThan(0);
+    for (const item of listed.data.list) expect(item.url.startsWith(`${platform.baseUrl}/i/`)).toBe(true);
+    expect(forged.text).not.toContain('evil.example');
+    expect(forged.text).not.toContain('localhost');
   });
 
   test("when an upload's deletion link is opened through nginx, then the page only asks; its POST takes the image off /i/", async () => {

@@ -35,6 +35,7 @@ import type { MediaProcessor } from './media/media-processor';
 import type { Metrics } from './metrics/metrics';
 import type { Storage } from './storage/storage';
 import type { StatementWatch } from './db/statement-watch';
+import { followAllowedHost } from './http/public-base';
 import { createAdminImagesRepository } from './images/admin-images-repository';
 import { createAdminImagesService } from './images/admin-images-service';
 import { createSiteSettingsRepository } from './settings/site-settings-repository';
@@ -187,6 +188,9 @@ export function createApp(deps: AppDeps, services: Services = createServices(dep
 
   const capacity = registerCapacityMetrics(metrics.registry, 'images', deps.db);
   app.use(observeRequests({ logger: deps.logger, loggedQueryNames: LOGGED_QUERY_NAMES, observe: metrics.observeRequest, inFlight: capacity.inFlight }));
+
+  // Links on the request's own origin when its host is one the operator allowed (PUBLIC_HOSTS).
+  app.use(followAllowedHost({ publicBaseUrl: deps.config.publicBaseUrl, allowedHosts: deps.config.publicHosts }));
 
   app.use('/api', (req, res, next) => {
     res.setHeader('Access-Control-Allow-Origin', '*');

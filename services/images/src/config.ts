@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { parseAllowedHosts, type AllowedHost } from './http/public-base';
 import { DATABASE_URL_FORMAT, DEFAULT_TRUSTED_PROXIES, databaseTarget, parseTrustedProxies, resolveSecretFiles, type DatabaseTarget } from '@platform/kit';
 import type { StorageBackend } from './storage/object-store';
 import type { S3Settings } from './storage/s3-store';
@@ -104,6 +105,17 @@ const schema = z
       .url({ protocol: /^https?$/ })
       .default('http://localhost:8080')
       .transform((value) => value.replace(/\/+$/, '')),
+    PUBLIC_HOSTS: z
+      .string()
+      .default('')
+      .transform((raw, ctx) => {
+        try {
+          return parseAllowedHosts(raw);
+        } catch (error) {
+          ctx.addIssue({ code: 'custom', message: (error as Error).message });
+          return z.NEVER;
+        }
+      }),
     THUMB_SIGNING_SECRET: z.string().optional(),
     TIME_ZONE: z
       .string()
@@ -199,6 +211,8 @@ export interface ImagesConfig {
   /** The bucket, when S3_BUCKET is set (the s3 backend, or a migration from or to it). */
   readonly s3: Readonly<S3Settings> | undefined;
   readonly publicBaseUrl: string;
+  /** Hosts whose requests get links on their own origin instead of `publicBaseUrl` (http/public-base.ts). */
+  readonly publicHosts: readonly AllowedHost[];
   readonly thumbSigningSecret: string;
   readonly timeZone: string;
   readonly recycleRetentionDays: number;
@@ -270,6 +284,7 @@ export function loadConfig(env: Record<string, string | undefined>): ImagesConfi
                 : undefined,
           }),
     publicBaseUrl: value.PUBLIC_BASE_URL,
+    publicHosts: Object.freeze(value.PUBLIC_HOSTS.map((host) => Object.freeze(host))),
     thumbSigningSecret: value.THUMB_SIGNING_SECRET ?? DEV_THUMB_SECRET,
     timeZone: value.TIME_ZONE,
     recycleRetentionDays: value.RECYCLE_RETENTION_DAYS,

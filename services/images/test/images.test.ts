@@ -428,7 +428,7 @@ describe('categories and profile', () => {
     expect(res.body).toEqual({
       code: 0,
       msg: '成功',
-      data: { list: [{ id: expect.any(Number), name: '默认分类', is_default: true, image_count: 1, create_time: expect.any(String) }] },
+      data: { list: [{ id: expect.any(Number), name: '默认分类', is_default: true, image_count: 1, pages_public: false, create_time: expect.any(String) }] },
     });
   });
 

@@ -77,6 +77,37 @@ test('when the deletion link is opened (a GET, as a link preview would), then it
   expect((await request(svc.app).post(`${API}?action=restore`).set('X-API-Token', user.token).send({ id: image.id })).body.code).toBe(0);
 });
 
+test.each([
+  ['en-US,en;q=0.9', 'en'],
+  ['en-GB,zh-CN;q=0.5', 'en'],
+  ['zh-CN,zh;q=0.9,en;q=0.8', 'zh'],
+  ['fr-FR,fr;q=0.9', 'zh'],
+  ['', 'zh'],
+])('when the deletion link is opened with Accept-Language %j, then the page is in %s, asking, deleted and spent alike', async (acceptLanguage, language) => {
+  const user = await createTestUser(svc.db);
+  const image = await uploadAs(user.token, 'holiday.png');
+  const open = (method: 'get' | 'post') => {
+    const req = request(svc.app)[method](local(image.links.delete!));
+    return acceptLanguage === '' ? req : req.set('Accept-Language', acceptLanguage);
+  };
+  const english = language === 'en';
+  const asking = await open('get');
+  expect(asking.status).toBe(200);
+  expect(asking.headers.vary).toBe('Accept-Language');
+  expect(asking.text).toContain(english ? '<html lang="en">' : '<html lang="zh-CN">');
+  expect(asking.text).toContain(english ? '<title>Delete image</title>' : '<title>删除图片</title>');
+  expect(asking.text).toContain(english ? 'Delete the image <strong><bdi>holiday.png</bdi></strong>?' : '确定要删除图片 <strong><bdi>holiday.png</bdi></strong> 吗？');
+  expect(asking.text).toContain(english ? '<button type="submit">Delete</button>' : '<button type="submit">删除</button>');
+  expect(asking.headers['content-security-policy']).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/=]{44}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'$/);
+  const deleted = await open('post');
+  expect(deleted.status).toBe(200);
+  expect(deleted.text).toContain(english ? 'The image is in the recycle bin; its link no longer works.' : '图片已移入回收站，链接已失效。');
+  expect((await imageRows(svc.db))[0]).toMatchObject({ status: 'binned' });
+  const spent = await open('get');
+  expect(spent.status).toBe(404);
+  expect(spent.text).toContain(english ? '<title>Link not valid</title>' : '<title>链接无效</title>');
+});
+
 test('when a deletion link is forged, reused for another id, or a thumbnail signature is used for it, then 404 and nothing is deleted', async () => {
   const user = await createTestUser(svc.db);
   const first = await uploadAs(user.token, 'a.png');

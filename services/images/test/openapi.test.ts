@@ -658,6 +658,10 @@ describe('sharing', () => {
     expectEnvelope(await read('image_page', `&id=${image.id}`).set('X-API-Token', user.token), { ...READ, action: 'image_page' }, { code: 0, msg: '成功', data: { public: false } });
     expectEnvelope(await write('set_image_page').set('X-API-Token', user.token).send({ id: image.id, public: '1' }), { ...WRITE, action: 'set_image_page' }, { code: 0, msg: '图片公开页已开启' });
     expectEnvelope(await write('set_image_page').set('X-API-Token', user.token).send({ id: 999, public: '0' }), { ...WRITE, action: 'set_image_page' }, { code: 1, msg: '图片不存在' });
+    expectEnvelope(await write('set_album_pages').set('X-API-Token', user.token).send({ category_id: categoryId, public: '1' }), { ...WRITE, action: 'set_album_pages' }, { code: 0, msg: '相册图片公开页已开启' });
+    expectEnvelope(await write('set_album_pages').set('X-API-Token', user.token).send({ category_id: categoryId, public: 0 }), { ...WRITE, action: 'set_album_pages' }, { code: 0, msg: '相册图片公开页已关闭' });
+    expectEnvelope(await write('set_album_pages').set('X-API-Token', user.token).send({ category_id: 999, public: 1 }), { ...WRITE, action: 'set_album_pages' }, { code: 1, msg: '分类不存在' });
+    expectEnvelope(await write('set_album_pages').set('X-API-Token', user.token).send({ category_id: categoryId }), { ...WRITE, action: 'set_album_pages' }, { code: 1, msg: '参数错误' });
   });
 
   test('when share pages and image pages are opened, then every status matches the document', async () => {

@@ -250,7 +250,7 @@ describe('public image pages', () => {
   test('when the owner turns an image page on, then /p/ answers with Open Graph and Twitter card tags; off, it is 404 again', async () => {
     const user = await createTestUser(svc.db);
     const image = await upload(user.token, await album(user.token));
-    expect((await read('image_page', user.token, `&id=${image.id}`)).body).toEqual({ code: 0, msg: '成功', data: { id: image.id, public: false, page_url: null } });
+    expect((await read('image_page', user.token, `&id=${image.id}`)).body).toEqual({ code: 0, msg: '成功', data: { id: image.id, public: false, album_public: false, page_url: null } });
 
     const on = await action('set_image_page', user.token, { id: image.id, public: 1 });
     expect(on.body).toMatchObject({ code: 0, msg: '图片公开页已开启', data: { id: image.id, public: true } });
@@ -263,7 +263,7 @@ describe('public image pages', () => {
     expect(page.text).toContain('<meta property="og:type" content="article">');
     expect(page.text).toContain('<meta name="twitter:card" content="summary_large_image">');
 
-    expect((await action('set_image_page', user.token, { id: image.id, public: 0 })).body).toEqual({ code: 0, msg: '图片公开页已关闭', data: { id: image.id, public: false, page_url: null } });
+    expect((await action('set_image_page', user.token, { id: image.id, public: 0 })).body).toEqual({ code: 0, msg: '图片公开页已关闭', data: { id: image.id, public: false, album_public: false, page_url: null } });
     const off = await request(svc.app).get(local(pageUrl));
     expect(off.status).toBe(404);
     expect(off.text).not.toContain(image.url);
@@ -282,5 +282,132 @@ describe('public image pages', () => {
     // Binned, the page is gone too.
     expect((await action('delete', owner.token, { id: image.id })).body.code).toBe(0);
     expect((await request(svc.app).get(local(on.body.data.page_url))).status).toBe(404);
+  });
+});
+
+describe('public image pages of a whole album', () => {
+  test('when the owner turns the album pages on, then every stored image of it (moved in later too) has its page; off again, only images opted in one by one keep theirs', async () => {
+    const user = await createTestUser(svc.db);
+    const albumId = await album(user.token);
+    const elsewhereId = await album(user.token, '工作');
+    const [first, second] = [await upload(user.token, albumId), await upload(user.token, albumId, 'alpha.png')];
+    const outside = await upload(user.token, elsewhereId);
+    expect((await action('set_image_page', user.token, { id: second.id, public: 1 })).body.code).toBe(0);
+
+    const on = await action('set_album_pages', user.token, { category_id: albumId, public: 1 });
+    expect(on.status).toBe(200);
+    expect(on.body).toEqual({ code: 0, msg: '相册图片公开页已开启', data: { category_id: albumId, pages_public: true } });
+    const firstPage = await read('image_page', user.token, `&id=${first.id}`);
+    expect(firstPage.body).toEqual({ code: 0, msg: '成功', data: { id: first.id, public: false, album_public: true, page_url: expect.stringMatching(new RegExp(`^http://img\\.test/p/${first.id}-[A-Za-z0-9_-]{22}$`)) } });
+    const firstUrl = local(firstPage.body.data.page_url as string);
+    const secondUrl = local((await read('image_page', user.token, `&id=${second.id}`)).body.data.page_url as string);
+    expect((await request(svc.app).get(firstUrl)).status).toBe(200);
+    expect((await request(svc.app).get(secondUrl)).status).toBe(200);
+    expect((await read('image_page', user.token, `&id=${outside.id}`)).body.data).toEqual({ id: outside.id, public: false, album_public: false, page_url: null });
+    const categories = (await read('categories', user.token)).body.data.list as Array<{ id: number; pages_public: boolean }>;
+    expect(categories.map((c) => [c.id, c.pages_public])).toEqual([[categories[0]!.id, false], [albumId, true], [elsewhereId, false]]);
+
+    // An image moved into the album gets its page; the album's time of opt-in stays on a second "on".
+    expect((await action('move', user.token, { ids: String(outside.id), category_id: albumId })).body.code).toBe(0);
+    const movedUrl = (await read('image_page', user.token, `&id=${outside.id}`)).body.data.page_url as string;
+    expect((await request(svc.app).get(local(movedUrl))).status).toBe(200);
+    const since = (await svc.db('categories').where({ id: albumId }).first('pages_public_at')).pages_public_at as Date;
+    expect((await action('set_album_pages', user.token, { category_id: albumId, public: 'true' })).body.msg).toBe('相册图片公开页已开启');
+    expect(((await svc.db('categories').where({ id: albumId }).first('pages_public_at')).pages_public_at as Date).getTime()).toBe(since.getTime());
+
+    const off = await action('set_album_pages', user.token, { category_id: albumId, public: 0 });
+    expect(off.body).toEqual({ code: 0, msg: '相册图片公开页已关闭', data: { category_id: albumId, pages_public: false } });
+    expect((await request(svc.app).get(firstUrl)).status).toBe(404);
+    expect((await request(svc.app).get(local(movedUrl))).status).toBe(404);
+    expect((await request(svc.app).get(secondUrl)).status).toBe(200);
+    expect((await read('image_page', user.token, `&id=${first.id}`)).body.data).toEqual({ id: first.id, public: false, album_public: false, page_url: null });
+    expect((await read('image_page', user.token, `&id=${second.id}`)).body.data).toMatchObject({ id: second.id, public: true, album_public: false });
+    expect(await svc.db('categories').where({ id: albumId }).first('pages_public_at')).toEqual({ pages_public_at: null });
+  });
+
+  test("when the category is another user's, missing, or public is absent, then 分类不存在 or 参数错误 and nothing changes", async () => {
+    const owner = await createTestUser(svc.db);
+    const other = await createTestUser(svc.db);
+    const albumId = await album(owner.token);
+    const image = await upload(owner.token, albumId);
+    expect((await action('set_album_pages', other.token, { category_id: albumId, public: 1 })).body).toEqual({ code: 1, msg: '分类不存在' });
+    expect((await action('set_album_pages', owner.token, { category_id: 999_999, public: 1 })).body).toEqual({ code: 1, msg: '分类不存在' });
+    expect((await action('set_album_pages', owner.token, { category_id: albumId })).body).toEqual({ code: 1, msg: '参数错误' });
+    expect((await action('set_album_pages', owner.token, { public: 1 })).body).toEqual({ code: 1, msg: '参数错误' });
+    expect((await request(svc.app).post(`${API}?action=set_album_pages`).send({ category_id: albumId, public: 1 })).body).toEqual({ code: 1, msg: '请先登录' });
+    expect(await svc.db('categories').where({ id: albumId }).first('pages_public_at')).toEqual({ pages_public_at: null });
+    expect((await read('image_page', owner.token, `&id=${image.id}`)).body.data.page_url).toBeNull();
+  });
+
+  test('when an image of a public album is binned, then its page is gone', async () => {
+    const user = await createTestUser(svc.db);
+    const albumId = await album(user.token);
+    const image = await upload(user.token, albumId);
+    await action('set_album_pages', user.token, { category_id: albumId, public: 1 });
+    const url = local((await read('image_page', user.token, `&id=${image.id}`)).body.data.page_url as string);
+    expect((await request(svc.app).get(url)).status).toBe(200);
+    expect((await action('delete', user.token, { id: image.id })).body.code).toBe(0);
+    expect((await request(svc.app).get(url)).status).toBe(404);
+  });
+});
+
+describe('share page paging', () => {
+  /** The album's one uploaded image, copied to `n` images in all (rows only: the page reads rows). */
+  async function albumOf(n: number) {
+    const user = await createTestUser(svc.db);
+    const albumId = await album(user.token);
+    await upload(user.token, albumId);
+    const { id: _id, ...row } = await svc.db('images').where({ user_id: user.id }).first();
+    const copies = Array.from({ length: n - 1 }, (_, i) => ({ ...row, storage_key: `${row.storage_key}-${i + 2}`, original_name: `photo-${String(i + 2).padStart(3, '0')}.png` }));
+    for (let i = 0; i < copies.length; i += 100) await svc.db('images').insert(copies.slice(i, i + 100));
+    return { user, albumId };
+  }
+
+  const names = (html: string) => [...html.matchAll(/<span><bdi>([^<]+)<\/bdi><\/span>/g)].map((match) => match[1]);
+
+  test('when an album of 230 images is opened, then 100 a page, newest first, with server-rendered links to the others, and paging takes no further views', async () => {
+    const { user, albumId } = await albumOf(230);
+    const link = await share(user.token, { category_id: albumId, max_views: 1 });
+    const viewer = browser();
+    const path = local(link.url);
+    const first = await viewer.get(path);
+    expect(first.status).toBe(200);
+    expect(first.text).toContain('<p>共 230 张图片</p>');
+    expect(names(first.text)).toHaveLength(100);
+    expect(names(first.text)[0]).toBe('photo-230.png');
+    expect(names(first.text)[99]).toBe('photo-131.png');
+    expect(first.text).toContain('<span aria-current="page">第 1 / 3 页</span>');
+    expect(first.text).toContain(`<a href="${path}?page=2" rel="next">下一页 →</a>`);
+    expect(first.text).not.toContain('rel="prev"');
+
+    const second = await viewer.get(`${path}?page=2`);
+    expect(second.status).toBe(200);
+    expect(names(second.text)[0]).toBe('photo-130.png');
+    expect(names(second.text)).toHaveLength(100);
+    expect(second.text).toContain(`<a href="${path}" rel="prev">← 上一页</a>`);
+    expect(second.text).toContain(`<a href="${path}?page=3" rel="next">下一页 →</a>`);
+
+    const third = await viewer.get(`${path}?page=3`);
+    expect(names(third.text)).toEqual([...Array.from({ length: 29 }, (_, i) => `photo-${String(30 - i).padStart(3, '0')}.png`), 'tiny.png']);
+    expect(third.text).toContain('<span aria-current="page">第 3 / 3 页</span>');
+    expect(third.text).not.toContain('rel="next"');
+
+    // One view in all (the limit was 1): the same browser pages on.
+    expect((await read('share_links', user.token)).body.data.list[0]).toMatchObject({ view_count: 1, state: 'used_up' });
+
+    const beyond = await viewer.get(`${path}?page=9`);
+    expect(beyond.status).toBe(200);
+    expect(beyond.text).toContain('<span aria-current="page">第 3 / 3 页</span>');
+    expect(names(beyond.text)).toEqual(names(third.text));
+    for (const bad of ['0', '-1', 'abc', '1.5', '1000001']) expect((await viewer.get(`${path}?page=${bad}`)).status).toBe(404);
+  });
+
+  test('when an album has at most 100 images, then one page and no paging links', async () => {
+    const { user, albumId } = await albumOf(100);
+    const link = await share(user.token, { category_id: albumId });
+    const page = await browser().get(local(link.url));
+    expect(page.text).toContain('<p>共 100 张图片</p>');
+    expect(names(page.text)).toHaveLength(100);
+    expect(page.text).not.toContain('<nav class="pages"');
   });
 });

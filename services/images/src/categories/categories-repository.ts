@@ -5,6 +5,8 @@ export interface CategoryRow {
   name: string;
   isDefault: boolean;
   imageCount: number;
+  /** Every image's public page is on (by the album's opt-in). */
+  pagesPublic: boolean;
   createdAt: Date;
 }
 
@@ -25,6 +27,7 @@ export function createCategoriesRepository(db: Knex) {
           'c.name',
           'c.is_default',
           'c.created_at',
+          'c.pages_public_at',
           db.raw(
             "(SELECT count(*) FROM images i WHERE i.user_id = c.user_id AND i.category_id = c.id AND i.status = 'stored') AS image_count",
           ),
@@ -34,6 +37,7 @@ export function createCategoriesRepository(db: Knex) {
         name: String(row.name),
         isDefault: Boolean(row.is_default),
         imageCount: Number(row.image_count),
+        pagesPublic: row.pages_public_at !== null && row.pages_public_at !== undefined,
         createdAt: row.created_at as Date,
       }));
     },

@@ -12,6 +12,7 @@ export function createCategoriesService(deps: { categories: CategoriesRepository
           name: row.name,
           is_default: row.isDefault,
           image_count: row.imageCount,
+          pages_public: row.pagesPublic,
           create_time: deps.formatTime(row.createdAt),
         })),
       };

@@ -13,6 +13,7 @@ import * as chargeUpload from '../../migrations/20261127135722_charge_upload';
 import * as adminSettings from '../../migrations/20261127203737_admin_settings';
 import * as importRecords from '../../migrations/20261127203800_import_records';
 import * as shareLinks from '../../migrations/20261127203834_share_links';
+import * as albumPages from '../../migrations/20261128003000_album_pages';
 
 // Imported explicitly so the same list works under tsx, jest and the compiled dist/ build.
 const migrations: ReadonlyArray<readonly [string, Knex.Migration]> = [
@@ -29,6 +30,7 @@ const migrations: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['20261127203737_admin_settings', adminSettings],
   ['20261127203800_import_records', importRecords],
   ['20261127203834_share_links', shareLinks],
+  ['20261128003000_album_pages', albumPages],
 ];
 
 export const migrationSource = listedMigrations(migrations);

@@ -25,6 +25,8 @@ export const Messages = {
   shareLinkRevoked: '分享链接已撤销',
   imagePageOn: '图片公开页已开启',
   imagePageOff: '图片公开页已关闭',
+  albumPagesOn: '相册图片公开页已开启',
+  albumPagesOff: '相册图片公开页已关闭',
   uploadsBanned: '该账号已被管理员禁止上传图片',
   uploadsBanChanged: '上传权限已更新',
   settingsSaved: '站点设置已保存',

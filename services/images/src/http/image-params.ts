@@ -36,6 +36,7 @@ export const ACTIONS = {
   revoke_share_link: { method: 'POST', access: 'token' },
   image_page: { method: 'GET', access: 'token' },
   set_image_page: { method: 'POST', access: 'token' },
+  set_album_pages: { method: 'POST', access: 'token' },
   features: { method: 'GET', access: 'public' },
   login: { method: 'POST', access: 'public' },
   register: { method: 'POST', access: 'public' },

@@ -12,7 +12,7 @@ import { createAccountActions } from './account-actions';
 import type { ActionHandler } from './actions';
 import { createAdminActions } from './admin-actions';
 import { createAuthenticate } from './authenticate';
-import { confirmationPage, DELETION_PAGE_HEADERS, deletedPage, goneLinkPage } from './deletion-page';
+import { confirmationPage, DELETION_PAGE_HEADERS, deletedPage, deletionPageLanguage, goneLinkPage } from './deletion-page';
 import { ok } from './envelope';
 import { createImageActions } from './image-actions';
 import { createShareActions } from './share-actions';
@@ -123,13 +123,15 @@ export function createImageRoutes(deps: ImageRoutesDeps): express.Router {
     res.locals.metricsRoute = 'delete_link';
     const link = parseSignedLink(req.query);
     const image = link && (await deps.bin.imageForDeletionLink(link.id, link.sig));
-    res.status(image ? 200 : 404).set(DELETION_PAGE_HEADERS).send(image ? confirmationPage(image.originalName) : goneLinkPage());
+    const language = deletionPageLanguage(req);
+    res.status(image ? 200 : 404).set(DELETION_PAGE_HEADERS).send(image ? confirmationPage(image.originalName, language) : goneLinkPage(language));
   });
   router.post('/api/delete.php', async (req, res) => {
     res.locals.metricsRoute = 'delete_link';
     const link = parseSignedLink(req.query);
     const deleted = link !== null && (await deps.bin.deleteByLink(link.id, link.sig));
-    res.status(deleted ? 200 : 404).set(DELETION_PAGE_HEADERS).send(deleted ? deletedPage() : goneLinkPage());
+    const language = deletionPageLanguage(req);
+    res.status(deleted ? 200 : 404).set(DELETION_PAGE_HEADERS).send(deleted ? deletedPage(language) : goneLinkPage(language));
   });
 
   return router;

@@ -31,5 +31,10 @@ export function createShareActions(deps: { sharing: SharingService }) {
       const data = await sharing.setImagePage(principal.user, parseId(bodyOrQuery(body, query, 'id')), on, now);
       return { message: on ? Messages.imagePageOn : Messages.imagePageOff, data };
     },
+    set_album_pages: async ({ principal, body, query, now }) => {
+      const on = parseBoolean(bodyOrQuery(body, query, 'public'));
+      const data = await sharing.setAlbumPages(principal.user, parseId(bodyOrQuery(body, query, 'category_id')), on, now);
+      return { message: on ? Messages.albumPagesOn : Messages.albumPagesOff, data };
+    },
   } satisfies Record<string, ActionHandler>;
 }

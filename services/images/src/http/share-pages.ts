@@ -22,7 +22,26 @@ function previewTags(preview: { title: string; imageUrl?: string; pageUrl?: stri
   return tags.map(([attribute, name, content]) => `<meta ${attribute}="${name}" content="${escapeHtml(content)}">`).join('\n');
 }
 
-export function albumPage(albumName: string, images: SharedImageView[], preview: boolean): string {
+/** Where the page is in its album, and the address of another of its pages. */
+export interface PagingLinks {
+  page: number;
+  pages: number;
+  total: number;
+  href(page: number): string;
+}
+
+function pagingNav(paging: PagingLinks): string {
+  if (paging.pages <= 1) return '';
+  const link = (page: number, text: string, rel: string) => `<a href="${escapeHtml(paging.href(page))}" rel="${rel}">${text}</a>`;
+  const parts = [
+    paging.page > 1 ? link(paging.page - 1, '← 上一页', 'prev') : '',
+    `<span aria-current="page">第 ${paging.page} / ${paging.pages} 页</span>`,
+    paging.page < paging.pages ? link(paging.page + 1, '下一页 →', 'next') : '',
+  ].filter((part) => part !== '');
+  return `<nav class="pages" aria-label="分页">${parts.join('\n')}</nav>`;
+}
+
+export function albumPage(albumName: string, images: SharedImageView[], preview: boolean, paging: PagingLinks = { page: 1, pages: 1, total: images.length, href: () => '' }): string {
   const head = previewTags({ title: albumName, imageUrl: images[0]?.thumbUrl, type: 'website' });
   if (preview) return page(albumName, '<p>分享的相册</p>', head);
   const items = images
@@ -31,7 +50,9 @@ export function albumPage(albumName: string, images: SharedImageView[], preview:
         `<li><a href="${escapeHtml(image.url)}"><img src="${escapeHtml(image.thumbUrl)}" alt="${escapeHtml(image.name)}" loading="lazy"><span><bdi>${escapeHtml(image.name)}</bdi></span></a></li>`,
     )
     .join('\n');
-  return page(albumName, images.length === 0 ? '<p>这个相册还没有图片。</p>' : `<p>共 ${images.length} 张图片</p>\n<ul class="grid">\n${items}\n</ul>`, head);
+  if (paging.total === 0) return page(albumName, '<p>这个相册还没有图片。</p>', head);
+  const nav = pagingNav(paging);
+  return page(albumName, `<p>共 ${paging.total} 张图片</p>\n${nav}<ul class="grid">\n${items}\n</ul>\n${nav}`, head);
 }
 
 export function passwordPage(albumName: string, refusal?: 'wrong' | 'throttled'): string {

@@ -10,6 +10,16 @@ const UNLOCKED_COOKIE = 'share_unlocked';
 const COOKIE_MAX_AGE_MS = 365 * 24 * 3_600_000;
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
 
+/** `?page=`: absent is 1; anything but a whole number from 1 to 100000 is null (answered 404). */
+function parsePage(value: unknown): number | null {
+  if (value === undefined) return 1;
+  if (typeof value !== 'string' || !/^[1-9]\d{0,5}$/.test(value)) return null;
+  const page = Number(value);
+  return page <= 100_000 ? page : null;
+}
+
+const pageHref = (token: string, page: number) => (page === 1 ? `/s/${token}` : `/s/${token}?page=${page}`);
+
 /**
  * The public pages of sharing: `/s/<token>` (an album's share link; GET shows it, POST takes its
  * password) and `/p/<key>` (an image's public page). Refusals are pages too (a chat link lands here).
@@ -33,7 +43,13 @@ export function createShareRoutes(deps: { sharing: SharingService; publicBaseUrl
     res.locals.metricsRoute = 'share_page';
     const token = String(req.params.token);
     if (!TOKEN_PATTERN.test(token)) return send(res, 404, missingSharePage());
-    const outcome = await deps.sharing.open(token, { viewerOf: signed(req, VIEWER_COOKIE), unlockedFor: signed(req, UNLOCKED_COOKIE), userAgent: req.get('user-agent') ?? '', headOnly: req.method === 'HEAD' }, deps.clock());
+    const page = parsePage(req.query.page);
+    if (page === null) return send(res, 404, missingSharePage());
+    const outcome = await deps.sharing.open(
+      token,
+      { viewerOf: signed(req, VIEWER_COOKIE), unlockedFor: signed(req, UNLOCKED_COOKIE), userAgent: req.get('user-agent') ?? '', headOnly: req.method === 'HEAD', page },
+      deps.clock(),
+    );
     switch (outcome.kind) {
       case 'missing':
         return send(res, 404, missingSharePage());
@@ -43,7 +59,7 @@ export function createShareRoutes(deps: { sharing: SharingService; publicBaseUrl
         return send(res, 200, passwordPage(outcome.albumName));
       case 'album':
         if (outcome.newViewer) setCookie(req, res, VIEWER_COOKIE, outcome.linkId);
-        return send(res, 200, albumPage(outcome.albumName, outcome.images, outcome.preview));
+        return send(res, 200, albumPage(outcome.albumName, outcome.images, outcome.preview, { ...outcome.paging, href: (n) => pageHref(token, n) }));
     }
   });
 

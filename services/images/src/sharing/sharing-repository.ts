@@ -23,8 +23,8 @@ export interface SharedImage {
   height: number;
 }
 
-/** A share page lists at most this many images (the album's newest). */
-export const SHARE_PAGE_MAX_IMAGES = 500;
+/** A share page lists this many images at most; further ones are on its next pages (`?page=2`…), newest first. */
+export const SHARE_PAGE_SIZE = 100;
 
 function toLink(row: Record<string, unknown>): ShareLinkRow {
   return {
@@ -101,14 +101,21 @@ export function createSharingRepository(db: Knex) {
       return Number(updated) > 0;
     },
 
-    /** The album's stored images, newest first (binned and mid-step images are not shown). */
-    async albumImages(userId: number, categoryId: number): Promise<SharedImage[]> {
-      const rows = await db('images')
-        .where({ user_id: userId, category_id: categoryId, status: 'stored' })
-        .orderBy('id', 'desc')
-        .limit(SHARE_PAGE_MAX_IMAGES)
-        .select('id', 'storage_key', 'original_name', 'width', 'height');
-      return rows.map(toImage);
+    /**
+     * One page of the album's stored images, newest first (binned and mid-step images are not shown),
+     * and how many there are in all.
+     */
+    async albumImages(userId: number, categoryId: number, page: number): Promise<{ images: SharedImage[]; total: number }> {
+      const album = () => db('images').where({ user_id: userId, category_id: categoryId, status: 'stored' });
+      const [rows, counted] = await Promise.all([
+        album()
+          .orderBy('id', 'desc')
+          .limit(SHARE_PAGE_SIZE)
+          .offset((page - 1) * SHARE_PAGE_SIZE)
+          .select('id', 'storage_key', 'original_name', 'width', 'height'),
+        album().count({ n: '*' }).first(),
+      ]);
+      return { images: rows.map(toImage), total: Number((counted as { n: unknown } | undefined)?.n ?? 0) };
     },
 
     /** Turns the image's public page on or off; null when it is not the user's stored image. */
@@ -119,15 +126,30 @@ export function createSharingRepository(db: Knex) {
       return updated > 0 ? { id: imageId, pagePublic: on } : null;
     },
 
-    /** Whether the user's stored image has its public page on; null when it is not the user's stored image. */
-    async imagePageState(userId: number, imageId: number): Promise<boolean | null> {
-      const row = await db('images').where({ id: imageId, user_id: userId, status: 'stored' }).first('page_public_at');
-      return row ? row.page_public_at !== null : null;
+    /** The image's own opt-in and its album's; null when it is not the user's stored image. */
+    async imagePageState(userId: number, imageId: number): Promise<{ own: boolean; album: boolean } | null> {
+      const row = await db('images as i')
+        .join('categories as c', 'c.id', 'i.category_id')
+        .where({ 'i.id': imageId, 'i.user_id': userId, 'i.status': 'stored' })
+        .first('i.page_public_at', 'c.pages_public_at');
+      return row ? { own: row.page_public_at !== null, album: row.pages_public_at !== null } : null;
     },
 
-    /** The image of a public page: only a stored image whose page is on. */
+    /** Turns the public pages of every image of the user's category on or off; false when it is not the user's category. */
+    async setAlbumPages(userId: number, categoryId: number, on: boolean, now: Date): Promise<boolean> {
+      const updated = await db('categories')
+        .where({ id: categoryId, user_id: userId })
+        .update({ pages_public_at: on ? db.raw('coalesce(pages_public_at, ?)', [now]) : null });
+      return updated > 0;
+    },
+
+    /** The image of a public page: only a stored image whose page is on, by itself or by its album. */
     async publicPageImage(imageId: number): Promise<SharedImage | null> {
-      const row = await db('images').where({ id: imageId, status: 'stored' }).whereNotNull('page_public_at').first('id', 'storage_key', 'original_name', 'width', 'height');
+      const row = await db('images as i')
+        .join('categories as c', 'c.id', 'i.category_id')
+        .where({ 'i.id': imageId, 'i.status': 'stored' })
+        .where((q) => q.whereNotNull('i.page_public_at').orWhereNotNull('c.pages_public_at'))
+        .first('i.id', 'i.storage_key', 'i.original_name', 'i.width', 'i.height');
       return row ? toImage(row) : null;
     },
 

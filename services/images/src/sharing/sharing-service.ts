@@ -6,7 +6,7 @@ import type { CategoriesRepository } from '../categories/categories-repository';
 import type { ImageViews } from '../images/image-views';
 import type { LinkSigner } from '../images/link-signer';
 import type { UserRow } from '../users/users-repository';
-import type { SharedImage, ShareLinkRow, SharingRepository } from './sharing-repository';
+import { SHARE_PAGE_SIZE, type SharedImage, type ShareLinkRow, type SharingRepository } from './sharing-repository';
 
 export type ShareLinkState = 'active' | 'revoked' | 'expired' | 'used_up';
 
@@ -36,6 +36,8 @@ export interface ShareViewer {
   userAgent: string;
   /** A HEAD request (link checkers, prefetchers): it reads no page, so it takes no view. */
   headOnly?: boolean;
+  /** The page of the album asked for (`?page=`), from 1. */
+  page?: number;
 }
 
 export type ShareOutcome =
@@ -43,7 +45,14 @@ export type ShareOutcome =
   | { kind: 'gone'; state: Exclude<ShareLinkState, 'active'> }
   | { kind: 'password'; linkId: number; albumName: string }
   /** `preview`: a link-preview bot, shown the album's title and first thumbnail only. `newViewer`: set the viewer cookie. */
-  | { kind: 'album'; linkId: number; albumName: string; images: SharedImageView[]; preview: boolean; newViewer: boolean };
+  | { kind: 'album'; linkId: number; albumName: string; images: SharedImageView[]; preview: boolean; newViewer: boolean; paging: AlbumPaging };
+
+/** Where a share page is in its album: `page` of `pages` (at least 1), `total` images. */
+export interface AlbumPaging {
+  page: number;
+  pages: number;
+  total: number;
+}
 
 export type PasswordOutcome =
   | { kind: 'missing' }
@@ -122,15 +131,22 @@ export function createSharingService(deps: {
       return linkView((await sharing.findOwned(user.id, id))!, now);
     },
 
+    /** `public`: the image's own opt-in; `album_public`: its album's; the page is on while either is. */
     async imagePage(user: UserRow, imageId: number) {
-      const on = await sharing.imagePageState(user.id, imageId);
-      if (on === null) throw new AppError('imageNotFound', 200);
-      return { id: imageId, public: on, page_url: on ? pageUrl(imageId) : null };
+      const state = await sharing.imagePageState(user.id, imageId);
+      if (state === null) throw new AppError('imageNotFound', 200);
+      return { id: imageId, public: state.own, album_public: state.album, page_url: state.own || state.album ? pageUrl(imageId) : null };
     },
 
     async setImagePage(user: UserRow, imageId: number, on: boolean, now: Date) {
       if (!(await sharing.setImagePage(user.id, imageId, on, now))) throw new AppError('imageNotFound', 200);
-      return { id: imageId, public: on, page_url: on ? pageUrl(imageId) : null };
+      return this.imagePage(user, imageId);
+    },
+
+    /** The public pages of every image of an album (category): on, or off again except those opted in one by one. */
+    async setAlbumPages(user: UserRow, categoryId: number, on: boolean, now: Date) {
+      if (!(await sharing.setAlbumPages(user.id, categoryId, on, now))) throw new AppError('categoryNotFound', 200);
+      return { category_id: categoryId, pages_public: on };
     },
 
     /**
@@ -153,8 +169,15 @@ export function createSharingService(deps: {
         const currentState = current ? shareLinkState(current, now) : 'revoked';
         return { kind: 'gone', state: currentState === 'active' ? 'used_up' : currentState };
       }
-      const images = (await sharing.albumImages(link.userId, link.categoryId)).map(imageView);
-      return { kind: 'album', linkId: link.id, albumName: link.categoryName, images: preview ? images.slice(0, 1) : images, preview, newViewer: !returning && !preview };
+      const asked = preview ? 1 : Math.max(1, viewer.page ?? 1);
+      let found = await sharing.albumImages(link.userId, link.categoryId, asked);
+      const pages = Math.max(1, Math.ceil(found.total / SHARE_PAGE_SIZE));
+      // A page past the last (the album shrank since the link to it was followed): the last page.
+      const page = Math.min(asked, pages);
+      if (page !== asked) found = await sharing.albumImages(link.userId, link.categoryId, page);
+      const images = found.images.map(imageView);
+      const paging = { page, pages, total: found.total };
+      return { kind: 'album', linkId: link.id, albumName: link.categoryName, images: preview ? images.slice(0, 1) : images, preview, newViewer: !returning && !preview, paging };
     },
 
     /** The password form's POST: limited per client address and per link by the kit's sign-in limiter. */

@@ -65,6 +65,8 @@ export interface ShareLink {
 export interface ImagePage {
   id: number;
   public: boolean;
+  /** On for every image of its album (category). */
+  album_public: boolean;
   page_url: string | null;
 }
 
@@ -91,6 +93,8 @@ export interface Category {
   name: string;
   is_default: boolean;
   image_count: number;
+  /** Every image of it has its public page on. */
+  pages_public: boolean;
   create_time: string;
 }
 
@@ -307,6 +311,7 @@ export function createApiClient(options: ApiClientOptions) {
     revokeShareLink: (id: number) => post<ShareLink>('revoke_share_link', { id }).then((a) => a.data),
     imagePage: (id: number) => get<ImagePage>('image_page', { id }),
     setImagePage: (id: number, on: boolean) => post<ImagePage>('set_image_page', { id, public: on ? 1 : 0 }).then((a) => a.data),
+    setAlbumPages: (categoryId: number, on: boolean) => post<{ category_id: number; pages_public: boolean }>('set_album_pages', { category_id: categoryId, public: on ? 1 : 0 }).then((a) => a.data),
 
     profile: () => get<Profile>('profile'),
     accountToken: () => get<AccountToken>('token'),

@@ -7,6 +7,12 @@ import type { UploadQueue } from './upload-queue';
 
 export type NoticeKind = 'success' | 'error' | 'info';
 
+/** A button in a notice (Undo): clicking it closes the notice and runs it. */
+export interface NoticeAction {
+  label: string;
+  run(): void;
+}
+
 /** What every page gets: the API, the session, the words of the chosen language, notices and confirmations. */
 export interface AppContextValue {
   api: ApiClient;
@@ -17,7 +23,8 @@ export interface AppContextValue {
   t: Translate;
   /** A message of the service, in the chosen language. */
   said(message: string): string;
-  notify(message: string, kind?: NoticeKind): void;
+  /** A notice; with an action it stays 10 s (a button such as Undo). */
+  notify(message: string, kind?: NoticeKind, action?: NoticeAction): void;
   /** Shows an error: the service's refusal in the chosen language. */
   fail(error: unknown): void;
   confirm(message: string, options?: { confirmLabel?: string; danger?: boolean }): Promise<boolean>;

@@ -2,7 +2,7 @@ import { Fragment } from 'preact';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, type ApiClient } from './api';
 import type { Connection } from './connection';
-import { AppContext, type AppContextValue, type NoticeKind } from './app-context';
+import { AppContext, type AppContextValue, type NoticeAction, type NoticeKind } from './app-context';
 import { Modal } from './components/modal';
 import { UploadStatus } from './components/upload-status';
 import { saveLang, savedLang, serviceMessage, translator, type Lang, type MessageKey } from './i18n';
@@ -25,6 +25,7 @@ interface Notice {
   id: number;
   message: string;
   kind: NoticeKind;
+  action?: NoticeAction;
 }
 
 interface PendingConfirm {
@@ -76,10 +77,10 @@ export function App({ api, sessions, storage, connection }: { api: ApiClient; se
   const t = useMemo(() => translator(lang), [lang]);
   const said = useCallback((message: string) => serviceMessage(lang, message), [lang]);
 
-  const notify = useCallback((message: string, kind: NoticeKind = 'info') => {
+  const notify = useCallback((message: string, kind: NoticeKind = 'info', action?: NoticeAction) => {
     const id = nextNotice.current++;
-    setNotices((list) => [...list.slice(-3), { id, message, kind }]);
-    window.setTimeout(() => setNotices((list) => list.filter((notice) => notice.id !== id)), kind === 'error' ? 8000 : 4000);
+    setNotices((list) => [...list.slice(-3), { id, message, kind, action }]);
+    window.setTimeout(() => setNotices((list) => list.filter((notice) => notice.id !== id)), action ? 10000 : kind === 'error' ? 8000 : 4000);
   }, []);
   const fail = useCallback((error: unknown) => notify(said(error instanceof ApiError ? error.message : String(error)), 'error'), [notify, said]);
   const confirm = useCallback(
@@ -258,6 +259,18 @@ export function App({ api, sessions, storage, connection }: { api: ApiClient; se
         {notices.map((notice) => (
           <div key={notice.id} class={`notice ${notice.kind}`}>
             <span>{notice.message}</span>
+            {notice.action ? (
+              <button
+                type="button"
+                class="notice-action"
+                onClick={() => {
+                  setNotices((list) => list.filter((item) => item.id !== notice.id));
+                  notice.action!.run();
+                }}
+              >
+                {notice.action.label}
+              </button>
+            ) : null}
             <button type="button" class="notice-close" aria-label={t('close')} onClick={() => setNotices((list) => list.filter((item) => item.id !== notice.id))}>
               <span aria-hidden="true">×</span>
             </button>

@@ -141,6 +141,8 @@ describeWithChromium('album share links and public image pages in Chromium', () 
       await expect(viewer.locator('meta[property="og:image"]').getAttribute('content')).resolves.toMatch(new RegExp(`^${platform.baseUrl}/i/`));
       await expect(viewer.locator('meta[name="twitter:card"]').getAttribute('content')).resolves.toBe('summary_large_image');
       await expect(seriousAxeViolations(viewer)).resolves.toEqual([]);
+      await viewer.waitForFunction(() => [...document.images].every((image) => image.complete && image.naturalWidth > 0));
+      await viewer.screenshot({ path: path.join(shots, 'public-image-page.png') });
     } finally {
       await close();
     }
@@ -149,4 +151,44 @@ describeWithChromium('album share links and public image pages in Chromium', () 
     await expect(dialog.getByRole('textbox', { name: '公开页链接' }).count()).resolves.toBe(0);
     expect(problems).toEqual([]);
   }, 60000);
+
+  test('when the owner turns on public pages for the whole album, then the image page opens without its own switch; off again, it is gone', async () => {
+    await page.goto(`${platform.baseUrl}/app/categories`);
+    await page.getByRole('button', { name: '分享「旅行」' }).click();
+    const dialog = page.getByRole('dialog', { name: '分享「旅行」' });
+    const albumToggle = dialog.getByLabel('为这个相册的每张图片开启公开页');
+    await expect(albumToggle.isChecked()).resolves.toBe(false);
+    await albumToggle.check();
+    await page.getByText('相册公开页已开启').first().waitFor();
+    await expect(seriousAxeViolations(page)).resolves.toEqual([]);
+    await page.keyboard.press('Escape');
+    // The categories page has the album's state after a reload too.
+    await page.reload();
+    await page.getByRole('button', { name: '分享「旅行」' }).click();
+    await expect(dialog.getByLabel('为这个相册的每张图片开启公开页').isChecked()).resolves.toBe(true);
+    await page.keyboard.press('Escape');
+
+    await page.goto(`${platform.baseUrl}/app/`);
+    await page.locator(`[data-image-id="${imageId}"] .card-open`).click();
+    const detail = page.getByRole('dialog');
+    await detail.getByText('所在相册已开启全部公开页（在相册的分享设置中）。').waitFor();
+    await expect(detail.getByLabel('公开页（在聊天软件中显示预览卡片）').isChecked()).resolves.toBe(false);
+    const pageUrl = await detail.getByRole('textbox', { name: '公开页链接' }).inputValue();
+    expect(pageUrl).toMatch(new RegExp(`^${platform.baseUrl}/p/${imageId}-`));
+    await expect(seriousAxeViolations(page)).resolves.toEqual([]);
+    const { viewer, close } = await freshPage();
+    try {
+      expect((await viewer.goto(pageUrl))?.status()).toBe(200);
+      await page.keyboard.press('Escape');
+      await page.goto(`${platform.baseUrl}/app/categories`);
+      await page.getByRole('button', { name: '分享「旅行」' }).click();
+      await dialog.getByLabel('为这个相册的每张图片开启公开页').uncheck();
+      await page.getByText('相册公开页已关闭').first().waitFor();
+      expect((await viewer.goto(pageUrl))?.status()).toBe(404);
+    } finally {
+      await close();
+    }
+    await page.keyboard.press('Escape');
+    expect(problems).toEqual([]);
+  }, 90000);
 });

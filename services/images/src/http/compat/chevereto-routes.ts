@@ -91,7 +91,8 @@ export function createCheveretoRoutes(deps: CompatDeps): express.Router {
       principal = await deps.authenticate.token(headerOrQuery.present ? headerOrQuery : presentedToken(fields.key));
     }
     if (!file && typeof fields.source === 'string') file = receipt.fromBytes(decodeBase64Source(fields.source), String(fields.title ?? fields.name ?? 'image'));
-    if (!file || file.size === 0) throw new AppError('noFile', 200);
+    if (!file) throw new AppError('noFile', 200);
+    if (file.size === 0) throw new AppError('emptyFile', 200);
     const categoryId = parseOptionalId(fields.album_id ?? req.query.album_id);
     return { principal, file, categoryId, format: parseFormat(fields.format ?? req.query.format) };
   }

@@ -28,7 +28,8 @@ export function createEasyImageRoutes(deps: CompatDeps): express.Router {
     const outcome = await runUpload(deps, async (receipt) => {
       const places = { headerOrQuery: presentedToken(req.query.token), bodyTokenField: 'token', fileField: 'image', tokenAfterFile: true };
       const { principal, body } = await deps.authenticate.upload(req, res, receipt, places);
-      if (!body.file || body.file.size === 0) throw new AppError('noFile', 200);
+      if (!body.file) throw new AppError('noFile', 200);
+      if (body.file.size === 0) throw new AppError('emptyFile', 200);
       return deps.uploads.upload({ principal, file: body.file });
     });
     const { image } = outcome;

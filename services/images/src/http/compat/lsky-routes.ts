@@ -53,7 +53,8 @@ export function createLskyRoutes(deps: CompatDeps): express.Router {
     const outcome = await runUpload(deps, async (receipt) => {
       const places = { headerOrQuery: presentedToken(bearerToken(req.get('authorization'))), bodyTokenField: 'token', fileField: 'file' };
       const { principal, body } = await deps.authenticate.upload(req, res, receipt, places);
-      if (!body.file || body.file.size === 0) throw new AppError('noFile', 200);
+      if (!body.file) throw new AppError('noFile', 200);
+      if (body.file.size === 0) throw new AppError('emptyFile', 200);
       return deps.uploads.upload({ principal, file: body.file, categoryId: parseOptionalId(body.fields.album_id) });
     });
     res.json(lskySuccess(Messages.uploaded, lskyUploaded(outcome.image)));
@@ -124,7 +125,8 @@ export function createLskyRoutes(deps: CompatDeps): express.Router {
     const outcome = await runUpload(deps, async (receipt) => {
       const places = { headerOrQuery: presentedToken(req.get('token')), bodyTokenField: 'token', fileField: 'image' };
       const { principal, body } = await deps.authenticate.upload(req, res, receipt, places);
-      if (!body.file || body.file.size === 0) throw new AppError('noFile', 200);
+      if (!body.file) throw new AppError('noFile', 200);
+      if (body.file.size === 0) throw new AppError('emptyFile', 200);
       return deps.uploads.upload({ principal, file: body.file });
     });
     res.json(lskyV1Success(Messages.uploaded, lskyV1Uploaded(outcome.image)));

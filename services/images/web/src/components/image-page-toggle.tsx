@@ -17,7 +17,7 @@ export function ImagePageToggle({ imageId }: { imageId: number }) {
   const toggle = async (on: boolean) => {
     const before = page;
     setBusy(true);
-    setPage(before && { ...before, public: on, page_url: on ? before.page_url : null });
+    setPage(before && { ...before, public: on, page_url: on || before.album_public ? before.page_url : null });
     try {
       setPage(await api.setImagePage(imageId, on));
       notify(t(on ? 'imagePageOnNotice' : 'imagePageOffNotice'), 'success');
@@ -35,6 +35,7 @@ export function ImagePageToggle({ imageId }: { imageId: number }) {
         <input type="checkbox" checked={page?.public ?? false} disabled={page === null || busy} onChange={(event) => void toggle(event.currentTarget.checked)} />
         <span>{t('imagePageToggle')}</span>
       </label>
+      {page?.album_public ? <p class="muted small-text">{t('imagePageByAlbum')}</p> : null}
       {page?.page_url ? (
         <div class="link-row" data-link="page">
           <label for={`${id}-page`}>{t('imagePageUrl')}</label>

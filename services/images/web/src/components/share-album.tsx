@@ -21,13 +21,15 @@ const STATE_LABELS: Record<ShareLink['state'], MessageKey> = {
 };
 
 /** The share dialog of a category: create a link (password, expiry, view limit), copy it, revoke it. */
-export function ShareAlbum({ category, onClose }: { category: Category; onClose(): void }) {
+export function ShareAlbum({ category, onClose, onChanged }: { category: Category; onClose(): void; onChanged?(): void }) {
   const { api, t, notify, fail, confirm } = useApp();
   const id = useId();
   const [links, setLinks] = useState<ShareLink[] | null>(null);
   const [password, setPassword] = useState('');
   const [expiry, setExpiry] = useState(0);
   const [maxViews, setMaxViews] = useState('');
+  const [pagesPublic, setPagesPublic] = useState(category.pages_public);
+  const [pagesBusy, setPagesBusy] = useState(false);
 
   const load = useCallback(() => api.shareLinks(category.id).then(setLinks, fail), [api, category.id, fail]);
   useEffect(() => {
@@ -65,8 +67,31 @@ export function ShareAlbum({ category, onClose }: { category: Category; onClose(
     }
   };
 
+  // The album's public image pages: the box follows the click at once; a refusal puts it back.
+  const togglePages = async (on: boolean) => {
+    setPagesBusy(true);
+    setPagesPublic(on);
+    try {
+      await api.setAlbumPages(category.id, on);
+      notify(t(on ? 'albumPagesOnNotice' : 'albumPagesOffNotice'), 'success');
+      onChanged?.();
+    } catch (error) {
+      setPagesPublic(!on);
+      fail(error);
+    } finally {
+      setPagesBusy(false);
+    }
+  };
+
   return (
     <Modal title={t('shareAlbum', { name: category.name })} onClose={onClose} wide>
+      <div class="album-pages">
+        <label class="checkbox">
+          <input type="checkbox" checked={pagesPublic} disabled={pagesBusy} onChange={(event) => void togglePages(event.currentTarget.checked)} />
+          <span>{t('albumPagesToggle')}</span>
+        </label>
+        <p class="muted small-text">{t('albumPagesHint')}</p>
+      </div>
       <form class="share-form" onSubmit={create}>
         <div class="field">
           <label for={`${id}-password`}>{t('sharePassword')}</label>

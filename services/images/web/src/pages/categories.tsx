@@ -81,7 +81,7 @@ function CategoryRow({ category, onChanged }: { category: Category; onChanged():
           )}
         </div>
       )}
-      {sharing ? <ShareAlbum category={category} onClose={() => setSharing(false)} /> : null}
+      {sharing ? <ShareAlbum category={category} onClose={() => setSharing(false)} onChanged={onChanged} /> : null}
     </li>
   );
 }

@@ -126,13 +126,27 @@ export function GalleryPage() {
     drop(ids);
   };
 
+  // Undo of a delete: the images come back from the bin (restore), and the page shows them again.
+  const undoDelete = async (ids: number[]) => {
+    try {
+      const outcome = await api.restoreMany(ids);
+      const back = outcome.results.filter((result) => result.ok).length;
+      if (back > 0) notify(t('restoredCount', { n: back }), 'success');
+      if (outcome.failed > 0) notify(t('someFailed', { n: outcome.failed, msg: said(firstFailure(outcome)) }), 'error');
+      void load(1);
+      void loadCategories();
+    } catch (error) {
+      fail(error);
+    }
+  };
+
   const deleteImages = async (ids: number[]) => {
     if (ids.length === 0) return;
     try {
       const outcome = await api.deleteMany(ids);
       const done = outcome.results.filter((result) => result.ok).map((result) => result.id);
       removeFromView(done);
-      if (done.length > 0) notify(t('movedToBin', { n: done.length }), 'success');
+      if (done.length > 0) notify(t('movedToBin', { n: done.length }), 'success', { label: t('undo'), run: () => void undoDelete(done) });
       if (outcome.failed > 0) notify(t('someFailed', { n: outcome.failed, msg: said(firstFailure(outcome)) }), 'error');
       if (detail && done.includes(detail.id)) closeDetail();
       void loadCategories();

@@ -68,6 +68,8 @@ export const serviceMessagesEn: Record<string, string> = {
   分享链接不存在: 'No such share link',
   图片公开页已开启: 'Public page on',
   图片公开页已关闭: 'Public page off',
+  相册图片公开页已开启: 'Public pages on for the album',
+  相册图片公开页已关闭: 'Public pages off for the album',
   图片尺寸超出限制: 'The image has too many pixels',
   图片文件已损坏: 'The image file is damaged',
   请求格式错误: 'Malformed request',
