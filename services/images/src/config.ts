@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { parseAllowedHosts, type AllowedHost } from './http/public-base';
+import { parseAllowedHosts, type AllowedHost } from './allowed-hosts';
 import { DATABASE_URL_FORMAT, DEFAULT_TRUSTED_PROXIES, databaseTarget, parseTrustedProxies, resolveSecretFiles, type DatabaseTarget } from '@platform/kit';
 import type { StorageBackend } from './storage/object-store';
 import type { S3Settings } from './storage/s3-store';

@@ -61,7 +61,8 @@ export function createImportAdminRoutes(deps: { imports: ImportService; readCata
       res.redirect(303, `/admin/imports/${runId}`);
     } catch (error) {
       if (!(error instanceof ImportRefused)) throw error;
-      await page(res, 422, error.message);
+      const { refusal } = error;
+      await page(res, 422, refusal.reason === 'unreadable' ? I.unreadable(refusal.format, refusal.error) : I[refusal.reason]);
     } finally {
       if (file) await fs.promises.rm(file.path, { force: true });
     }

@@ -4,10 +4,16 @@ import { createCatalogRepository } from '../catalog/catalog-repository';
 import { detectFormat, IMPORT_FORMATS, ImportFormatError, readImportSource, runImport, type ImportFormat } from '../catalog/importer';
 import type { ParsedSource } from '../catalog/import-sources';
 import { createImportRunsRepository, type ImportRun } from './import-runs-repository';
-import { IMPORT_TEXT as I } from '../admin-web/import-text';
 
-/** A file refused as a whole before anything is stored; `message` is for the editor. */
-export class ImportRefused extends Error {}
+/** Why a file was refused as a whole: the admin words it in the editor's language. */
+export type ImportRefusal = { reason: 'emptyFile' } | { reason: 'unknownFormat' } | { reason: 'unreadable'; format: string; error: string };
+
+/** A file refused as a whole before anything is stored. */
+export class ImportRefused extends Error {
+  constructor(readonly refusal: ImportRefusal) {
+    super(`import refused: ${refusal.reason}`);
+  }
+}
 
 /** A run that has not moved for this long was cut off (its process stopped): shown as failed. */
 const STALLED_AFTER_MS = 120_000;
@@ -25,13 +31,13 @@ export function createImportService(deps: { db: Knex; changed: () => void | Prom
   const inFlight = new Set<Promise<void>>();
 
   async function read(fileName: string, data: Buffer, chosen: string | undefined): Promise<{ format: ImportFormat; source: ParsedSource }> {
-    if (data.length === 0) throw new ImportRefused(I.emptyFile);
+    if (data.length === 0) throw new ImportRefused({ reason: 'emptyFile' });
     const format = chosen && IMPORT_FORMATS.includes(chosen as ImportFormat) ? (chosen as ImportFormat) : detectFormat(fileName, data);
-    if (!format) throw new ImportRefused(I.unknownFormat);
+    if (!format) throw new ImportRefused({ reason: 'unknownFormat' });
     try {
       return { format, source: await readImportSource(data, format) };
     } catch (error) {
-      if (error instanceof ImportFormatError) throw new ImportRefused(I.unreadable(format.toUpperCase(), error.message));
+      if (error instanceof ImportFormatError) throw new ImportRefused({ reason: 'unreadable', format: format.toUpperCase(), error: error.message });
       throw error;
     }
   }
