@@ -4,16 +4,14 @@
  * allowed by OUTBOUND_ALLOW_CIDRS here); axe-core on each page. Screenshots go to ADMIN_SCREENSHOT_DIR
  * (`npm run screenshots:admin` sets docs/screenshots), else a temp folder.
  */
-import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { addEditor } from './support/editors';
 import { describeWithChromium, launchChromium, seriousAxeViolations } from '@platform/kit/testing';
 import { importJson, openHarness, smallCatalog, type Harness } from './support/harness';
+import { adminScreenshotDir, listenOnLoopback } from './support/browser-site';
 import { ADMIN_SCRIPTS, scriptsOf } from './support/admin-scripts';
 import { PUBLIC_TEST_HOST, startSite, type LoopbackSite } from './support/loopback-site';
 
@@ -38,13 +36,8 @@ describeWithChromium('link health and icons in the admin, in Chromium', () => {
     iconSite = await startSite((_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(logo));
     deadSite = await startSite((_req, res) => res.writeHead(410).end('gone'));
     await harness.db('tools').where({ slug: 'github' }).update({ url: `${deadSite.origin}/` });
-    server = http.createServer(
-      harness.app({ config: { ANONYMOUS_RATE_LIMIT_PER_HOUR: '100000', OUTBOUND_ALLOW_CIDRS: `${PUBLIC_TEST_HOST}/32`, OUTBOUND_TIMEOUT_MS: '5000' } }),
-    );
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    shotDir = process.env.ADMIN_SCREENSHOT_DIR ? path.resolve(process.env.ADMIN_SCREENSHOT_DIR) : fs.mkdtempSync(path.join(os.tmpdir(), 'admin-shots-'));
-    fs.mkdirSync(shotDir, { recursive: true });
+    ({ server, base } = await listenOnLoopback(harness.app({ config: { ANONYMOUS_RATE_LIMIT_PER_HOUR: '100000', OUTBOUND_ALLOW_CIDRS: `${PUBLIC_TEST_HOST}/32`, OUTBOUND_TIMEOUT_MS: '5000' } })));
+    shotDir = adminScreenshotDir('admin-shots-');
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1, locale: 'zh-CN' });
     await context.route((url) => url.origin !== base, (route) => route.abort('connectionrefused'));

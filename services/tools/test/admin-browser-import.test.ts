@@ -7,13 +7,13 @@
  */
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { addEditor } from './support/editors';
 import { describeWithChromium, launchChromium, seriousAxeViolations } from '@platform/kit/testing';
 import { importJson, openHarness, smallCatalog, type Harness } from './support/harness';
+import { listenOnLoopback } from './support/browser-site';
 import { ADMIN_SCRIPTS, scriptsOf } from './support/admin-scripts';
 
 
@@ -43,9 +43,7 @@ describeWithChromium('the import page in Chromium', () => {
     harness = await openHarness();
     await importJson(harness.db, smallCatalog);
     await addEditor(harness.db, 'alice', 'correct horse');
-    server = http.createServer(harness.app({ config: { ANONYMOUS_RATE_LIMIT_PER_HOUR: '100000' } }));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    ({ server, base } = await listenOnLoopback(harness.app({ config: { ANONYMOUS_RATE_LIMIT_PER_HOUR: '100000' } })));
     browser = await launchChromium();
   }, 120_000);
 

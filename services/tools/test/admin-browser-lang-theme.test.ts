@@ -7,15 +7,13 @@
  * English. Screenshots go to ADMIN_SCREENSHOT_DIR (`npm run screenshots:admin` sets docs/screenshots), else a
  * temp folder.
  */
-import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describeWithChromium, launchChromium, seriousAxeViolations } from '@platform/kit/testing';
 import { addEditor } from './support/editors';
 import { importJson, openHarness, smallCatalog, type Harness } from './support/harness';
+import { adminScreenshotDir, listenOnLoopback } from './support/browser-site';
 import { ADMIN_SCRIPTS, scriptsOf } from './support/admin-scripts';
 
 jest.setTimeout(60_000);
@@ -33,11 +31,8 @@ describeWithChromium('editors admin in dark mode and in English, in Chromium', (
     harness = await openHarness();
     await importJson(harness.db, smallCatalog);
     await addEditor(harness.db, 'alice', 'correct horse');
-    server = http.createServer(harness.app({ config: { ANONYMOUS_RATE_LIMIT_PER_HOUR: '100000', SITE_CACHE_TTL_MS: '60000' } }));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    shotDir = process.env.ADMIN_SCREENSHOT_DIR ? path.resolve(process.env.ADMIN_SCREENSHOT_DIR) : fs.mkdtempSync(path.join(os.tmpdir(), 'admin-shots-'));
-    fs.mkdirSync(shotDir, { recursive: true });
+    ({ server, base } = await listenOnLoopback(harness.app({ config: { ANONYMOUS_RATE_LIMIT_PER_HOUR: '100000', SITE_CACHE_TTL_MS: '60000' } })));
+    shotDir = adminScreenshotDir('admin-shots-');
     browser = await launchChromium();
   }, 120_000);
 

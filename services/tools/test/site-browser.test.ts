@@ -7,7 +7,6 @@
  */
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import request from 'supertest';
 import { createCatalogRepository } from '../src/catalog/catalog-repository';
@@ -17,6 +16,7 @@ import { createIconRepository } from '../src/icons/icon-repository';
 import { renderIcon } from '../src/icons/icon-image';
 import { describeWithChromium, launchChromium, seriousAxeViolations } from '@platform/kit/testing';
 import { openHarness, type Harness } from './support/harness';
+import { listenOnLoopback } from './support/browser-site';
 
 /** The one icon stored (for vscode, below), as the icon job would have stored it; every other tool has none. */
 const CLOCK_START = Date.parse('2026-11-27T12:00:00Z');
@@ -40,9 +40,7 @@ describeWithChromium('website in Chromium', () => {
     const vscode = (await harness.db('tools').where({ slug: 'vscode' }).first('id')).id as number;
     const { png } = await renderIcon(Buffer.from(ICON_SVG));
     await createIconRepository(harness.db).store(vscode, { content: png, contentType: 'image/png', version: 'test1', sourceUrl: 'file', fromFile: true }, new Date(), new Date());
-    server = http.createServer(harness.app({ config: { ANONYMOUS_RATE_LIMIT_PER_HOUR: '100000' } }));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    ({ server, base } = await listenOnLoopback(harness.app({ config: { ANONYMOUS_RATE_LIMIT_PER_HOUR: '100000' } })));
     browser = await launchChromium();
   }, 120000);
 

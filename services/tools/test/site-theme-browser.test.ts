@@ -7,13 +7,13 @@
  */
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createCatalogRepository } from '../src/catalog/catalog-repository';
 import { importCatalog } from '../src/catalog/importer';
 import { sampleDatasetPath } from '../src/demo';
 import { describeWithChromium, launchChromium, seriousAxeViolations } from '@platform/kit/testing';
 import { openHarness, type Harness } from './support/harness';
+import { listenOnLoopback } from './support/browser-site';
 
 const LIGHT_BACKGROUND = 'rgb(245, 246, 250)';
 const DARK_BACKGROUND = 'rgb(15, 17, 23)';
@@ -42,9 +42,7 @@ describeWithChromium('dark mode and the 导航 pages in Chromium', () => {
     const report = await importCatalog(createCatalogRepository(harness.db), fs.readFileSync(sampleDatasetPath(), 'utf8'), 'json');
     expect(report.tools.rejected).toEqual([]);
     await harness.db('tools').whereIn('slug', ['figma', 'vscode', 'notion']).update({ visits: 120 });
-    server = http.createServer(harness.app({ config: { ANONYMOUS_RATE_LIMIT_PER_HOUR: '100000' } }));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    ({ server, base } = await listenOnLoopback(harness.app({ config: { ANONYMOUS_RATE_LIMIT_PER_HOUR: '100000' } })));
     browser = await launchChromium();
   }, 120000);
 

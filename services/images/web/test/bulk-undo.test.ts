@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeWithChromium, launchChromium, seriousAxeViolations } from '@platform/kit/testing';
-import { screenshotDir, watchForProblems } from './support/browser';
+import { describeWithChromium, seriousAxeViolations } from '@platform/kit/testing';
+import { openAppBrowser, screenshotDir, signInThroughForm } from './support/browser';
 import { sampleImage, type Scene } from './support/sample-images';
 import { startWebPlatform, type WebPlatform } from './support/web-platform';
 
@@ -41,15 +41,8 @@ describeWithChromium('undo of a bulk delete in Chromium', () => {
       form.append('file', new Blob([new Uint8Array(await sampleImage(scene, 'jpeg', 480, 320))], { type: 'image/jpeg' }), name);
       expect((await platform.api('upload', { token, form })).code).toBe(0);
     }
-    browser = await launchChromium({ args: ['--lang=zh-CN'] });
-    context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'zh-CN' });
-    ({ problems } = watchForProblems(context));
-    page = await context.newPage();
-    await page.goto(`${platform.baseUrl}/app/sign-in`);
-    await page.getByLabel('用户名').fill('uma');
-    await page.getByLabel('密码').fill(PASSWORD);
-    await page.getByRole('button', { name: '登录' }).click();
-    await page.waitForURL(`${platform.baseUrl}/app/`);
+    ({ browser, context, page, problems } = await openAppBrowser());
+    await signInThroughForm(page, platform.baseUrl, { name: 'uma', password: PASSWORD });
   }, 120000);
 
   afterAll(async () => {
