@@ -12,6 +12,7 @@ import * as chargeUpload from '../../migrations/20261127135722_charge_upload';
 import * as adminSettings from '../../migrations/20261127203737_admin_settings';
 import * as importRecords from '../../migrations/20261127203800_import_records';
 import * as shareLinks from '../../migrations/20261127203834_share_links';
+import * as dedupAndExpiry from '../../migrations/20261128003000_dedup_and_expiry';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -33,6 +34,7 @@ const migrations: ReadonlyArray<readonly [string, Migration]> = [
   ['20261127203737_admin_settings', adminSettings],
   ['20261127203800_import_records', importRecords],
   ['20261127203834_share_links', shareLinks],
+  ['20261128003000_dedup_and_expiry', dedupAndExpiry],
 ];
 
 export const migrationSource: Knex.MigrationSource<string> = {
