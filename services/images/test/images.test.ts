@@ -73,7 +73,7 @@ describe('list', () => {
     expect((await list(user.token, '&links=')).body).toEqual(res.body);
     const withLinks = await list(user.token, '&links=1');
     expect(withLinks.body.data.list.map((item: { links: unknown }) => item.links)).toEqual([second.links, first.links]);
-    expect(Object.keys(withLinks.body.data.list[0])).toEqual(['id', 'original_name', 'url', 'thumb_url', 'file_size', 'create_time', 'links']);
+    expect(Object.keys(withLinks.body.data.list[0])).toEqual(['id', 'original_name', 'url', 'thumb_url', 'file_size', 'create_time', 'links', 'expires_at']);
   });
 
   test.each(['2', 'true', 'yes', '1&links=1'])('when links is %j, then 参数错误', async (value) => {
