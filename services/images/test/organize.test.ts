@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { createTestUser, expectConsistentStore, filesIn, storedKeys, fixture, imageRows, openTestService, usedBytes, type TestService } from './support/harness';
+import { createTestUser, distinctBytes, expectConsistentStore, filesIn, storedKeys, imageRows, openTestService, usedBytes, type TestService } from './support/harness';
 
 // Categories (rename, delete), moving images, and delete/restore/purge of many ids at once.
 
@@ -17,7 +17,7 @@ const read = (action: string, token: string, query = '') => request(svc.app).get
 async function upload(token: string, categoryId?: number): Promise<number> {
   const req = write('upload', token);
   if (categoryId !== undefined) req.field('category_id', String(categoryId));
-  const res = await req.attach('file', fixture('tiny.png'));
+  const res = await req.attach('file', distinctBytes('tiny.png'), 'tiny.png');
   expect(res.body.code).toBe(0);
   return res.body.data.id;
 }
