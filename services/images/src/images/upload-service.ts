@@ -141,7 +141,11 @@ export function createUploadService(deps: UploadServiceDeps) {
     for (;;) {
       const stored = await images.findStoredByContent(userId, contentHash);
       if (stored) return stored;
-      if (!(await images.hasPendingContent(userId, contentHash)) || Date.now() > deadline) return null;
+      if (!(await images.hasPendingContent(userId, contentHash))) {
+        // It may have been stored between the two looks: one more look settles it.
+        return images.findStoredByContent(userId, contentHash);
+      }
+      if (Date.now() > deadline) return null;
       await new Promise((resolve) => setTimeout(resolve, DUPLICATE_POLL_MS));
     }
   }
