@@ -10,9 +10,20 @@ import { createMetrics, type Metrics } from './metrics/metrics';
 import { createImagesRepository } from './images/images-repository';
 import { createStorage, type Storage } from './storage/storage';
 import { migrationSource } from './db/migration-source';
+import { createJobLease } from './jobs/job-lease';
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
 import { watchPreparedStatements } from './db/statement-watch';
 
 const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
+/**
+ * How often the expiry job looks for images whose expiry has passed. nginx serves /i/ from the disk or
+ * bucket directly, so an expired image answers until the job has moved it: at most this long (plus
+ * the move itself) after its expiry.
+ */
+export const EXPIRY_INTERVAL_MS = 60 * 1000;
+/** The expiry job's lease outlives one run by far; a replica that died lets it expire. */
+const EXPIRY_LEASE_MS = 5 * 60 * 1000;
 /** Far beyond any live upload (Node's server.requestTimeout caps receiving a request at 5 minutes). */
 const STALE_TEMP_AGE_MS = 60 * 60 * 1000;
 
@@ -52,6 +63,8 @@ export async function openImagesService(
      * after 5 s). null: no timer, housekeeping runs only when runHousekeeping is called (tests).
      */
     housekeepingIntervalMs?: number | null;
+    /** How often the expiry job runs (default every minute). null: only when runExpiry is called; also null when housekeepingIntervalMs is. */
+    expiryIntervalMs?: number | null;
     clock?: () => Date;
     /** An open database to use instead of opening config.database (tests start one from a migrated template); closed with the service. */
     db?: Knex;
@@ -64,6 +77,8 @@ export async function openImagesService(
   services: Services;
   readiness(): Promise<Readiness>;
   runHousekeeping(): Promise<void>;
+  /** One run of the expiry job (if this replica gets its lease): the number of images it binned. */
+  runExpiry(): Promise<number>;
   close(): Promise<void>;
 }> {
   const logger = options.logger ?? createLogger('images', config.logLevel);
@@ -128,11 +143,36 @@ export async function openImagesService(
         });
       return housekeeping;
     };
+    // The expiry job: one replica at a time (a lease row), one run at a time in this process.
+    const expiryLease = createJobLease(db, { name: 'image-expiry', holder: `${hostname()}:${process.pid}:${randomUUID()}`, ttlMs: EXPIRY_LEASE_MS });
+    let expiry: Promise<number> | undefined;
+    const runExpiry = (): Promise<number> => {
+      expiry ??= (async () => {
+        if (!(await expiryLease.acquire())) return 0;
+        try {
+          const count = await services.bin.binExpired(options.clock?.() ?? new Date());
+          if (count > 0) logger.info({ count }, 'moved expired images into their owners’ bins');
+          return count;
+        } finally {
+          await expiryLease.release();
+        }
+      })()
+        .catch((error) => {
+          logger.error({ err: error }, 'the expiry job failed');
+          return 0;
+        })
+        .finally(() => {
+          expiry = undefined;
+        });
+      return expiry;
+    };
+
     const intervalMs = options.housekeepingIntervalMs === undefined ? HOUSEKEEPING_INTERVAL_MS : options.housekeepingIntervalMs;
-    const timers =
-      intervalMs === null
-        ? []
-        : [setInterval(() => void runHousekeeping(), intervalMs), setTimeout(() => void runHousekeeping(), Math.min(5_000, intervalMs))];
+    const expiryMs = intervalMs === null ? null : options.expiryIntervalMs === undefined ? EXPIRY_INTERVAL_MS : options.expiryIntervalMs;
+    const timers = [
+      ...(intervalMs === null ? [] : [setInterval(() => void runHousekeeping(), intervalMs), setTimeout(() => void runHousekeeping(), Math.min(5_000, intervalMs))]),
+      ...(expiryMs === null ? [] : [setInterval(() => void runExpiry(), expiryMs)]),
+    ];
     for (const timer of timers) timer.unref();
 
     return {
@@ -143,9 +183,11 @@ export async function openImagesService(
       services,
       readiness: createReadiness(db, openedStorage, logger, statements),
       runHousekeeping,
+      runExpiry,
       async close() {
         for (const timer of timers) clearTimeout(timer); // clears an interval too
         await housekeeping;
+        await expiry;
         await adminServer?.close();
         await db?.destroy();
         await storage?.close();

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { runAdminCommand } from '../src/admin/commands';
 import { parseByteSize } from '../src/users/byte-sizes';
-import { createTestUser, filesIn, storedKeys, fixture, imageRows, openTestService, usedBytes, type TestService } from './support/harness';
+import { createTestUser, filesIn, storedKeys, fixture, imageRows, openTestService, usedBytes, type TestService, distinctBytes } from './support/harness';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -82,7 +82,7 @@ test('when purge-bin runs, then bin items (optionally only older ones) are remov
   const user = await createTestUser(svc.db, 'erin');
   const ids: number[] = [];
   for (let i = 0; i < 3; i += 1) {
-    ids.push((await request(svc.app).post('/api/image.php?action=upload').set('X-API-Token', user.token).attach('file', fixture('tiny.png'))).body.data.id);
+    ids.push((await request(svc.app).post('/api/image.php?action=upload').set('X-API-Token', user.token).attach('file', distinctBytes('tiny.png'), 'tiny.png')).body.data.id);
   }
   for (const id of ids.slice(0, 2)) await request(svc.app).post('/api/image.php?action=delete').set('X-API-Token', user.token).send({ id });
   await svc.db('images').where({ id: ids[0] }).update({ deleted_at: new Date(Date.now() - 10 * 86400_000) });

@@ -1,13 +1,13 @@
 import request from 'supertest';
 import { describeWithRealServer } from '@platform/kit/testing';
-import { createTestUser, expectConsistentStore, expectExactCounts, fixture, openTestService, type TestService } from './support/harness';
+import { createTestUser, distinctBytes, expectConsistentStore, expectExactCounts, openTestService, type TestService } from './support/harness';
 
 const API = '/api/image.php';
 
 async function upload(svc: TestService, token: string, categoryId?: number): Promise<number> {
   const req = request(svc.app).post(`${API}?action=upload`).set('X-API-Token', token);
   if (categoryId !== undefined) req.field('category_id', String(categoryId));
-  const res = await req.attach('file', fixture('photo.webp'));
+  const res = await req.attach('file', distinctBytes('tiny.png'), 'tiny.png'); // each a picture of its own (deduplication)
   expect(res.body).toMatchObject({ code: 0 });
   return res.body.data.id as number;
 }

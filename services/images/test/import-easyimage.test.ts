@@ -104,7 +104,10 @@ describe('import-from easyimage', () => {
     // The live EasyImage token now uploads through the EasyImage-compatible API as alice.
     const upload = await request(run.svc.app).post('/compat/easyimage/api/index.php').field('token', LIVE_TOKEN).attach('image', path.join(run.dir, 'install', UPLOADS[0]!.at));
     expect(upload.body).toMatchObject({ result: 'success', code: 200 });
-    expect(await imageRows(run.svc.db, alice.id)).toHaveLength(4);
+    // The same picture as an imported one: answered with that image, nothing stored again (deduplication).
+    const afterUpload = await imageRows(run.svc.db, alice.id);
+    expect(afterUpload).toHaveLength(3);
+    expect(afterUpload.map((row) => `http://img.test/i/${String(row.storage_key)}`)).toContain(upload.body.url);
   });
 
   test('when it runs twice, then the second run imports nothing again and writes the same redirect map', async () => {

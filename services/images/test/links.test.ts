@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { createLinkSigner } from '../src/images/link-signer';
-import { createTestUser, filesIn, storedKeys, fixture, imageRows, openTestService, type TestService } from './support/harness';
+import { createTestUser, distinctBytes, filesIn, storedKeys, fixture, imageRows, openTestService, type TestService } from './support/harness';
 
 // The `links` extension of upload and list answers, and the deletion link behind it.
 
@@ -15,7 +15,7 @@ beforeEach(async () => svc.reset());
 const local = (absoluteUrl: string) => absoluteUrl.replace('http://img.test', '');
 
 async function uploadAs(token: string, filename: string) {
-  const res = await request(svc.app).post(`${API}?action=upload`).set('X-API-Token', token).attach('file', fixture('tiny.png'), filename);
+  const res = await request(svc.app).post(`${API}?action=upload`).set('X-API-Token', token).attach('file', distinctBytes('tiny.png'), filename); // each a picture of its own (deduplication)
   expect(res.body.code).toBe(0);
   return res.body.data as { id: number; url: string; thumb_url: string; links: Record<string, string> };
 }

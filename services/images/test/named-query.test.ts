@@ -135,14 +135,14 @@ test('when a page is read, then its rows and exact total match the table as it i
       expect(reserved.map((row) => [row?.originalName, row?.width, row?.thumbKey, row?.status])).toEqual(
         [1, 2, 3, 4, 5, 6, 7, 8].map((n) => [`p${n}.png`, n, n % 2 === 0 ? `2026/11/25/prepared-${n}.webp` : null, 'pending']),
       );
-      for (const row of reserved.slice(0, 7)) expect((await images.completeUpload(row.id))?.status).toBe('stored');
+      for (const row of reserved.slice(0, 7)) expect(((await images.completeUpload(row.id)) as { status?: string } | null)?.status).toBe('stored');
       // 800 of 1000 bytes used: 201 more is refused with nothing changed, 200 fits.
       expect(await reserve(9, 201)).toEqual({ refused: 'quota' });
       expect(await usedBytes(db, user.id)).toBe(800);
       expect(await images.claimIdempotencyKey(user.id, 'prepared-key')).toBe(true);
       const keyed = reservedOf(await reserve(10, 200, 'prepared-key'));
       expect(await usedBytes(db, user.id)).toBe(1000);
-      expect((await images.completeUpload(keyed.id, { id: keyed.id }))?.status).toBe('stored');
+      expect(((await images.completeUpload(keyed.id, { id: keyed.id })) as { status?: string } | null)?.status).toBe('stored');
       expect(await images.findIdempotencyClaim(user.id, 'prepared-key')).toEqual({ found: true, completedImageId: keyed.id });
       // Recovery took the last pending one: completing it finds nothing.
       await db('images').where({ id: reserved[7]!.id }).delete();
@@ -199,7 +199,7 @@ test("inside a transaction, a named query runs on the transaction's connection a
           10,
         ),
       );
-      expect((await images.completeUpload(reserved.id))?.status).toBe('stored');
+      expect(((await images.completeUpload(reserved.id)) as { status?: string } | null)?.status).toBe('stored');
       expect(await usedBytes(db, user.id)).toBe(10);
       const { rows } = await db.raw('SELECT count(*)::int AS statements FROM pg_prepared_statements');
       expect(rows).toEqual([{ statements: 0 }]);

@@ -282,6 +282,9 @@ describe('extensions: organising, sign-in, the account area, admin', () => {
     expectEnvelope(await write('move').set('X-API-Token', user.token).send({ ids: [image.id], category_id: 999 }), { ...WRITE, action: 'move' }, { code: 1, msg: '分类不存在' });
     expectEnvelope(await write('rename').set('X-API-Token', user.token).send({ id: image.id, name: '海边.png' }), { ...WRITE, action: 'rename' }, { code: 0, msg: '图片已重命名', data: { original_name: '海边.png' } });
     expectEnvelope(await write('rename').set('X-API-Token', user.token).send({ id: image.id, name: ' ' }), { ...WRITE, action: 'rename' }, { code: 1, msg: '图片名称不能为空' });
+    expectEnvelope(await write('set_expiry').set('X-API-Token', user.token).send({ id: image.id, expires_in: 3600 }), { ...WRITE, action: 'set_expiry' }, { code: 0, msg: '过期时间已设置' });
+    expectEnvelope(await write('set_expiry').set('X-API-Token', user.token).send({ id: image.id }), { ...WRITE, action: 'set_expiry' }, { code: 0, msg: '过期时间已清除', data: { expires_at: null } });
+    expectEnvelope(await write('set_expiry').set('X-API-Token', user.token).send({ id: image.id, expires_in: 30 }), { ...WRITE, action: 'set_expiry' }, { code: 1, msg: '过期时间须在 1 分钟之后、10 年之内' });
     expectEnvelope(await write('rename_category').set('X-API-Token', user.token).send({ id: categoryId, name: '出行' }), { ...WRITE, action: 'rename_category' }, { code: 0, msg: '分类已重命名' });
     expectEnvelope(await write('rename_category').set('X-API-Token', user.token).send({ id: 999, name: 'x' }), { ...WRITE, action: 'rename_category' }, { code: 1, msg: '分类不存在' });
     expectEnvelope(await write('delete_category').set('X-API-Token', user.token).send({ id: categoryId }), { ...WRITE, action: 'delete_category' }, { code: 0, msg: '分类已删除', data: { moved: 1 } });
@@ -365,7 +368,7 @@ describe('extensions: organising, sign-in, the account area, admin', () => {
     const bob = await session('bob');
     const as = { read: (action: string, query = '') => read(action, query).set('X-API-Token', admin.session), write: (action: string) => write(action).set('X-API-Token', admin.session) };
     const stored = await upload(bob.token);
-    const binned = await upload(bob.token);
+    const binned = await upload(bob.token, 'tiny.gif'); // another picture: the same again would be answered with the first (deduplication)
     expectEnvelope(await as.write('admin_bin_images').send({ ids: [binned.id, 999] }), { ...WRITE, action: 'admin_bin_images' }, { code: 0, msg: '成功', data: { succeeded: 1, failed: 1 } });
     expectEnvelope(await as.read('admin_images', '&username=bob'), { ...READ, action: 'admin_images' }, { code: 0, msg: '成功', data: { total: 2 } });
     expectEnvelope(await as.read('admin_images', '&type=svg'), { ...READ, action: 'admin_images' }, { code: 1, msg: '不支持的文件类型' });

@@ -1,4 +1,4 @@
-import { createTestUser, expectConsistentStore, filesIn, storedKeys, fixture, imageRows, openTestService, usedBytes, type TestService } from './support/harness';
+import { createTestUser, distinctBytes, expectConsistentStore, filesIn, storedKeys, imageRows, openTestService, usedBytes, type TestService } from './support/harness';
 import { tokenCalls } from './support/api-calls';
 
 // Categories (rename, delete), moving images, and delete/restore/purge of many ids at once.
@@ -15,7 +15,7 @@ const { read, write } = tokenCalls(() => svc);
 async function upload(token: string, categoryId?: number): Promise<number> {
   const req = write('upload', token);
   if (categoryId !== undefined) req.field('category_id', String(categoryId));
-  const res = await req.attach('file', fixture('tiny.png'));
+  const res = await req.attach('file', distinctBytes('tiny.png'), 'tiny.png');
   expect(res.body.code).toBe(0);
   return res.body.data.id;
 }

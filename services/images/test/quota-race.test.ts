@@ -6,7 +6,7 @@ import { createMediaProcessor } from '../src/media/media-processor';
 import { createMetrics } from '../src/metrics/metrics';
 import type { ObjectStore } from '../src/storage/object-store';
 import type { Storage } from '../src/storage/storage';
-import { createTestUser, expectConsistentStore, filesIn, storedKeys, fixture, fixtureBytes, imageRows, openTestService, usedBytes, withCurrentStore, type TestService } from './support/harness';
+import { createTestUser, expectConsistentStore, filesIn, storedKeys, fixture, fixtureBytes, imageRows, openTestService, usedBytes, withCurrentStore, type TestService, distinctBytes } from './support/harness';
 
 // Needs real Postgres: PGlite has a single connection, so it cannot show a lost-update race.
 describeWithRealServer('TEST_DATABASE_URL', 'quota under concurrency (real Postgres)', () => {
@@ -18,12 +18,13 @@ describeWithRealServer('TEST_DATABASE_URL', 'quota under concurrency (real Postg
 
   test('when 20 uploads race against a quota that fits 5, then exactly 5 are stored and used bytes equal their sum', async () => {
     const user = await createTestUser(svc.db);
-    const size = fixtureBytes('photo.webp').length;
+    // Twenty different pictures (the same one twenty times would be one image: deduplication).
+    const size = fixtureBytes('tiny.png').length;
     await svc.db('groups').where({ name: 'default' }).update({ quota_bytes: size * 5 });
 
     const results = await Promise.all(
       Array.from({ length: 20 }, () =>
-        request(svc.app).post('/api/image.php?action=upload').set('X-API-Token', user.token).attach('file', fixture('photo.webp')),
+        request(svc.app).post('/api/image.php?action=upload').set('X-API-Token', user.token).attach('file', distinctBytes('tiny.png'), 'tiny.png'),
       ),
     );
 
@@ -103,7 +104,7 @@ describeWithRealServer('TEST_DATABASE_URL', 'quota under concurrency (real Postg
     const send = (action: string, ids: number[]) => request(svc.app).post(`/api/image.php?action=${action}`).set('X-API-Token', user.token).send({ ids });
     const ids: number[] = [];
     for (let i = 0; i < 12; i += 1) {
-      ids.push((await request(svc.app).post('/api/image.php?action=upload').set('X-API-Token', user.token).attach('file', fixture('tiny.png'))).body.data.id);
+      ids.push((await request(svc.app).post('/api/image.php?action=upload').set('X-API-Token', user.token).attach('file', distinctBytes('tiny.png'), 'tiny.png')).body.data.id);
     }
     expect((await send('delete', ids)).body.data.succeeded).toBe(12);
 

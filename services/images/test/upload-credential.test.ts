@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { PERSONAL } from './fixtures/make-fixtures';
-import { createTestUser, expectConsistentStore, filesIn, fixture, fixtureBytes, imageRows, openTestService, publicBytes, usedBytes, userAdminFor, type TestService } from './support/harness';
+import { createTestUser, distinctBytes, expectConsistentStore, filesIn, fixture, fixtureBytes, imageRows, openTestService, publicBytes, usedBytes, userAdminFor, type TestService } from './support/harness';
 
 // A token in use whose credential, user or group changes: its next upload gets exactly the answer a
 // fresh lookup gives, on the first request after the change, and leaves nothing behind when refused:
@@ -20,7 +20,8 @@ const upload = (token: string, name: string, via: 'header' | 'body' = 'header') 
   const post = request(svc.app).post(UPLOAD);
   if (via === 'header') post.set('X-API-Token', token);
   else post.field('token', token);
-  return post.attach('file', fixture(name));
+  // Each upload a picture of its own where the fixture can be varied (the same bytes again would be answered with the image already stored).
+  return /\.(png|jpg)$/.test(name) ? post.attach('file', distinctBytes(name), name) : post.attach('file', fixture(name));
 };
 
 /** A user in a group of their own, with a first upload done: the token is in use. */

@@ -11,6 +11,7 @@ import type { ObjectStore } from '../src/storage/object-store';
 import {
   MIB,
   createTestUser,
+  distinctBytes,
   filesIn,
   storedKeys,
   fixture,
@@ -148,7 +149,7 @@ describe('accepted images', () => {
     const withPath = await request(svc.app)
       .post(UPLOAD)
       .set('X-API-Token', user.token)
-      .attach('file', fixtureBytes('tiny.png'), { filename: '../../etc/passwd', contentType: 'image/png' });
+      .attach('file', distinctBytes('tiny.png'), { filename: '../../etc/passwd', contentType: 'image/png' });
     expect(withPath.body.data.original_name).toBe('passwd');
     expect(withPath.body.data.url).toMatch(/\/[0-9a-f]{32}\.png$/);
     expect(await storedKeys(svc, 'public')).toHaveLength(2);
@@ -481,13 +482,13 @@ describe('group limits and quota', () => {
 
   test('when the quota is used up, then 存储空间不足 and the used bytes stay the sum of stored files', async () => {
     const user = await createTestUser(svc.db);
-    const size = fixtureBytes('photo.webp').length;
+    const size = fixtureBytes('tiny.png').length;
     await svc.db('groups').where({ name: 'default' }).update({ quota_bytes: size * 2 + 10 });
     for (let i = 0; i < 2; i += 1) {
-      const ok = await request(svc.app).post(UPLOAD).set('X-API-Token', user.token).attach('file', fixture('photo.webp'));
+      const ok = await request(svc.app).post(UPLOAD).set('X-API-Token', user.token).attach('file', distinctBytes('tiny.png'), 'tiny.png');
       expect(ok.body.code).toBe(0);
     }
-    const refused = await request(svc.app).post(UPLOAD).set('X-API-Token', user.token).attach('file', fixture('photo.webp'));
+    const refused = await request(svc.app).post(UPLOAD).set('X-API-Token', user.token).attach('file', distinctBytes('tiny.png'), 'tiny.png');
     expect(refused.body).toEqual({ code: 1, msg: '存储空间不足' });
     expect(await imageRows(svc.db, user.id)).toHaveLength(2);
     expect(await storedKeys(svc, 'public')).toHaveLength(2);
@@ -500,7 +501,7 @@ describe('group limits and quota', () => {
     const size = fixtureBytes('tiny.png').length;
     await svc.db('groups').where({ name: 'default' }).update({ quota_bytes: size * 3 });
     const results = await Promise.all(
-      Array.from({ length: 8 }, () => request(svc.app).post(UPLOAD).set('X-API-Token', user.token).attach('file', fixture('tiny.png'))),
+      Array.from({ length: 8 }, () => request(svc.app).post(UPLOAD).set('X-API-Token', user.token).attach('file', distinctBytes('tiny.png'), 'tiny.png')),
     );
     expect(results.filter((r) => r.body.code === 0)).toHaveLength(3);
     expect(results.filter((r) => r.body.msg === '存储空间不足')).toHaveLength(5);
@@ -553,12 +554,15 @@ describe('where an upload is received: memory or tmp/', () => {
     request(app).post(UPLOAD).set('X-API-Token', token).attach('file', file).then((res) => res);
 
   test('when memory is free, then a photo is received into memory (nothing in tmp/ as it is stored); with UPLOAD_MEMORY_BYTES=0 through tmp/; both store the same bytes', async () => {
-    const user = await createTestUser(svc.db);
     const stored: Buffer[] = [];
+    const users: number[] = [];
     for (const [memory, way, tempFiles] of [
       [64 * MIB, 'putBytes', 0],
       [0, 'putFile', 2], // the received file, and its copy without metadata, which the store then moves into place
     ] as const) {
+      // A user each: the same photo again from one user would be answered with the image already stored.
+      const user = await createTestUser(svc.db);
+      users.push(user.id);
       const held = await holdingOriginals(memory);
       const answer = send(held.app, user.token, fixture('private-phone.jpg'));
       try {
@@ -576,7 +580,7 @@ describe('where an upload is received: memory or tmp/', () => {
     // Stripped of its metadata the same way, byte for byte.
     expect(stored[0]!.length).toBeLessThan(fixtureBytes('private-phone.jpg').length);
     expect(stored[0]!.equals(stored[1]!)).toBe(true);
-    expect(await usedBytes(svc.db, user.id)).toBe(2 * stored[0]!.length);
+    for (const id of users) expect(await usedBytes(svc.db, id)).toBe(stored[0]!.length);
   });
 
   test('when uploads in flight hold the memory, then the next one streams into tmp/; once they are done, memory is used again', async () => {
@@ -595,10 +599,15 @@ describe('where an upload is received: memory or tmp/', () => {
     }
     expect((await first).body).toMatchObject({ code: 0 });
     expect((await second).body).toMatchObject({ code: 0 });
-    expect((await send(held.app, user.token, fixture('photo.webp'))).body).toMatchObject({ code: 0 });
+    // Another picture: the photo again would be answered with the image already stored, storing nothing.
+    expect((await send(held.app, user.token, fixture('photo.avif'))).body).toMatchObject({ code: 0 });
     expect(held.originals).toEqual(['putBytes', 'putFile', 'putBytes']);
     expect(filesIn(svc.storageDir, 'tmp')).toEqual([]);
-    expect(await usedBytes(svc.db, user.id)).toBe(3 * fixtureBytes('photo.webp').length);
+    // The two photos were one content: the second, stored second, answered the first's image and gave its files and charge back.
+    expect((await first).body.data.id).toBe((await second).body.data.id);
+    const rows = await imageRows(svc.db, user.id);
+    expect(rows).toHaveLength(2);
+    expect(await usedBytes(svc.db, user.id)).toBe(fixtureBytes('photo.webp').length + Number(rows[1]!.file_size));
   });
 
   test('when a body is over 8 MiB, then it streams into tmp/ however much memory is free', async () => {
@@ -803,7 +812,7 @@ describe('Idempotency-Key', () => {
 
 test('when several uploads land the same day, then files sit under YYYY/MM/DD/ with random 128-bit names', async () => {
   const user = await createTestUser(svc.db);
-  for (let i = 0; i < 3; i += 1) await request(svc.app).post(UPLOAD).set('X-API-Token', user.token).attach('file', fixture('tiny.png'));
+  for (let i = 0; i < 3; i += 1) await request(svc.app).post(UPLOAD).set('X-API-Token', user.token).attach('file', distinctBytes('tiny.png'), 'tiny.png');
   const files = await storedKeys(svc, 'public');
   expect(files).toHaveLength(3);
   for (const file of files) expect(file).toMatch(/^\d{4}\/\d{2}\/\d{2}\/[0-9a-f]{32}\.png$/);

@@ -14,6 +14,7 @@ import * as adminSettings from '../../migrations/20261127203737_admin_settings';
 import * as importRecords from '../../migrations/20261127203800_import_records';
 import * as shareLinks from '../../migrations/20261127203834_share_links';
 import * as albumPages from '../../migrations/20261128003000_album_pages';
+import * as dedupAndExpiry from '../../migrations/20261128003100_dedup_and_expiry';
 
 // Imported explicitly so the same list works under tsx, jest and the compiled dist/ build.
 const migrations: ReadonlyArray<readonly [string, Knex.Migration]> = [
@@ -31,6 +32,7 @@ const migrations: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['20261127203800_import_records', importRecords],
   ['20261127203834_share_links', shareLinks],
   ['20261128003000_album_pages', albumPages],
+  ['20261128003100_dedup_and_expiry', dedupAndExpiry],
 ];
 
 export const migrationSource = listedMigrations(migrations);

@@ -7,7 +7,7 @@ import type { ListingService } from '../images/listing-service';
 import type { RenameService } from '../images/rename-service';
 import type { ProfileService } from '../users/profile-service';
 import type { ActionHandler } from './actions';
-import { bodyOrQuery, parseCategoryName, parseId, parseIdOrIds, parseIds, parseLinksFlag, parsePageQuery } from './image-params';
+import { bodyOrQuery, parseCategoryName, parseExpiry, parseId, parseIdOrIds, parseIds, parseLinksFlag, parsePageQuery } from './image-params';
 
 /** The image and category actions (upload has its own route: it streams). */
 export function createImageActions(deps: { listing: ListingService; bin: BinService; bulk: BulkService; categories: CategoriesService; profile: ProfileService; naming: RenameService }) {
@@ -45,6 +45,12 @@ export function createImageActions(deps: { listing: ListingService; bin: BinServ
     rename: async ({ principal, body, query }) => {
       const id = parseId(bodyOrQuery(body, query, 'id'));
       return { message: Messages.imageRenamed, data: await deps.naming.rename(principal.user, id, parseImageName(body.name)) };
+    },
+    // Extension: sets (expires_in or expires_at) or, with neither, clears when the image moves into the bin by itself.
+    set_expiry: async ({ principal, body, query, now }) => {
+      const id = parseId(bodyOrQuery(body, query, 'id'));
+      const expiresAt = parseExpiry(bodyOrQuery(body, query, 'expires_in'), bodyOrQuery(body, query, 'expires_at'), now);
+      return { message: expiresAt ? Messages.expirySet : Messages.expiryCleared, data: await deps.naming.setExpiry(principal.user, id, expiresAt ?? null) };
     },
     categories: async ({ principal }) => ({ message: Messages.ok, data: await categories.list(principal.user) }),
     create_category: async ({ principal, body, query }) => ({

@@ -26,6 +26,7 @@ export const ACTIONS = {
   purge: { method: 'POST', access: 'token' },
   move: { method: 'POST', access: 'token' },
   rename: { method: 'POST', access: 'token' },
+  set_expiry: { method: 'POST', access: 'token' },
   categories: { method: 'GET', access: 'token' },
   create_category: { method: 'POST', access: 'token' },
   rename_category: { method: 'POST', access: 'token' },
@@ -254,4 +255,34 @@ export function parseUploadClient(value: unknown): 'sharex' | 'picgo' {
 /** A name for a named token: as a category name, 1-64 characters without control characters. */
 export function parseTokenName(value: unknown): string {
   return parseOr(categoryNameSchema, value);
+}
+
+/** The nearest and farthest an expiry may be: the job runs every minute, and ten years is "keep it". */
+export const EXPIRY_MIN_SECONDS = 60;
+export const EXPIRY_MAX_SECONDS = 10 * 365 * 24 * 60 * 60;
+
+const expiresInSchema = z.union([z.string().regex(/^\s*\d{1,12}\s*$/).transform((text) => Number(text.trim())), z.number().int().nonnegative()]);
+const expiresAtSchema = z.iso.datetime({ offset: true });
+
+/**
+ * An image's expiry from `expires_in` (whole seconds from now) or `expires_at` (an ISO 8601 time with
+ * its zone, `Z` or `+08:00`), one of the two; both absent or empty: none. Between 1 minute and 10
+ * years from `now`. Refused with the message saying which rule failed.
+ */
+export function parseExpiry(expiresIn: unknown, expiresAt: unknown, now: Date): Date | undefined {
+  const givenIn = expiresIn !== undefined && expiresIn !== '';
+  const givenAt = expiresAt !== undefined && expiresAt !== '';
+  if (givenIn && givenAt) throw new AppError('expiryTwice', 200);
+  let at: Date;
+  if (givenIn) {
+    at = new Date(now.getTime() + parseOr(expiresInSchema, expiresIn, 'expiryInvalid') * 1000);
+  } else if (givenAt) {
+    at = new Date(parseOr(expiresAtSchema, typeof expiresAt === 'string' ? expiresAt.trim() : expiresAt, 'expiryInvalid'));
+    if (Number.isNaN(at.getTime())) throw new AppError('expiryInvalid', 200);
+  } else {
+    return undefined;
+  }
+  const seconds = (at.getTime() - now.getTime()) / 1000;
+  if (!(seconds >= EXPIRY_MIN_SECONDS && seconds <= EXPIRY_MAX_SECONDS)) throw new AppError('expiryOutOfRange', 200);
+  return at;
 }

@@ -16,7 +16,7 @@ import { confirmationPage, DELETION_PAGE_HEADERS, deletedPage, deletionPageLangu
 import { ok } from './envelope';
 import { createImageActions } from './image-actions';
 import { createShareActions } from './share-actions';
-import { fieldsOf, parseAction, parseIdempotencyKey, parseOptionalId, parseSignedLink, type ActionName } from './image-params';
+import { fieldsOf, parseAction, parseExpiry, parseIdempotencyKey, parseOptionalId, parseSignedLink, type ActionName } from './image-params';
 import type { UploadReceiver } from './upload-receiver';
 import { runUpload } from './run-upload';
 
@@ -66,7 +66,9 @@ export function createImageRoutes(deps: ImageRoutesDeps): express.Router {
     if (!body.file) throw new AppError('noFile', 200);
     if (body.file.size === 0) throw new AppError('emptyFile', 200);
     const categoryId = parseOptionalId(body.fields.category_id ?? req.query.category_id);
-    return deps.uploads.upload({ principal, file: body.file, categoryId, idempotencyKey });
+    // Extension: when the image moves into the bin by itself.
+    const expiresAt = parseExpiry(body.fields.expires_in ?? req.query.expires_in, body.fields.expires_at ?? req.query.expires_at, deps.clock());
+    return deps.uploads.upload({ principal, file: body.file, categoryId, idempotencyKey, expiresAt });
   }
 
   router.all('/api/image.php', async (req, res) => {

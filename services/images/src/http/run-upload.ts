@@ -33,7 +33,7 @@ export async function runUpload(
   const receipt = deps.receiver.upload();
   try {
     const outcome = await receiveAndStore(receipt);
-    deps.metrics.countUpload(outcome.replayed ? 'replayed' : 'stored');
+    deps.metrics.countUpload(outcome.replayed ? 'replayed' : outcome.duplicate ? 'deduplicated' : 'stored');
     if (outcome.madeThumbnail) deps.metrics.countThumbnail();
     return outcome;
   } catch (error) {

@@ -21,7 +21,7 @@ export function createAdminImagesService(deps: { images: AdminImagesRepository; 
   const { views } = deps;
 
   const item = (row: AdminImageRow) => {
-    const listed = { id: row.id, storageKey: row.storageKey, originalName: row.originalName, fileSize: row.fileSize, createdAt: row.createdAt, deletedAt: row.deletedAt, deletionNonce: null };
+    const listed = { id: row.id, storageKey: row.storageKey, originalName: row.originalName, fileSize: row.fileSize, createdAt: row.createdAt, deletedAt: row.deletedAt, deletionNonce: null, expiresAt: null };
     const stored = row.status === 'stored';
     const { url, thumb_url } = views.listItem(listed);
     return {

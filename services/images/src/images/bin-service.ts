@@ -20,8 +20,8 @@ export const FROM_BIN: Move = { from: 'binned', via: 'restoring', to: 'stored' }
 export function createBinService(deps: { images: ImagesRepository; files: ImageFiles; signer: LinkSigner; clock: () => Date; recycleRetentionDays: number }) {
   const { images, files } = deps;
 
-  async function move(userId: number, id: number, step: Move, deletionNonce?: string | null): Promise<void> {
-    const image = await images.startStep(id, step, { userId, deletionNonce });
+  async function move(userId: number, id: number, step: Move, deletionNonce?: string | null, expiredAt?: Date): Promise<void> {
+    const image = await images.startStep(id, step, { userId, deletionNonce, expiredAt });
     if (!image) throw new AppError('imageNotFound', 200);
     try {
       await files.place(image, step.to === 'binned' ? 'bin' : 'public');
@@ -30,7 +30,7 @@ export function createBinService(deps: { images: ImagesRepository; files: ImageF
       await images.undoMove(id, step);
       throw error;
     }
-    await images.finishMove(id, step);
+    await images.finishMove(id, step, { expired: expiredAt !== undefined });
   }
 
   async function purgeImage(id: number, scope: { userId?: number; deletedBefore?: Date }): Promise<boolean> {
@@ -94,6 +94,29 @@ export function createBinService(deps: { images: ImagesRepository; files: ImageF
     },
 
     purgeBinned,
+
+    /**
+     * The expiry job: moves every stored image whose expiry is at or before `now` into its owner's
+     * bin, as the owner's delete would (the bin's retention and the quota apply as to any binned
+     * image). An image whose owner changed or cleared its expiry since the lookup stays.
+     */
+    async binExpired(now: Date = deps.clock()): Promise<number> {
+      let binned = 0;
+      for (;;) {
+        const due = await images.findExpired(now, PURGE_BATCH);
+        let moved = 0;
+        for (const { id, userId } of due) {
+          try {
+            await move(userId, id, TO_BIN, undefined, now);
+            moved += 1;
+          } catch (error) {
+            if (!(error instanceof AppError && error.key === 'imageNotFound')) throw error;
+          }
+        }
+        binned += moved;
+        if (due.length < PURGE_BATCH || moved === 0) return binned;
+      }
+    },
 
     purgeExpired(): Promise<number> {
       return purgeBinned({ deletedBefore: new Date(deps.clock().getTime() - deps.recycleRetentionDays * DAY_MS) });

@@ -16,6 +16,11 @@ export function createIdempotencyRepository(db: Knex) {
       return { found: true, completedImageId: row.result !== null && row.image_id !== null ? Number(row.image_id) : null };
     },
 
+    /** Ties a claim to an image that already existed (a duplicate upload answered with it): a retry gets the same answer. */
+    async completeIdempotencyKey(userId: number, key: string, imageId: number, result: unknown): Promise<void> {
+      await db('idempotency_keys').where({ user_id: userId, key }).update({ image_id: imageId, result: JSON.stringify(result) });
+    },
+
     /** Gives up a claim that has no result (its upload failed before completing). */
     async releaseIdempotencyKey(userId: number, key: string): Promise<void> {
       await db('idempotency_keys').where({ user_id: userId, key }).whereNull('result').delete();

@@ -33,6 +33,8 @@ export interface ListItem {
   create_time: string;
   /** Only when the page was asked for with `links=1`. */
   links?: ImageLinks;
+  /** With `links`: when the image moves into the bin by itself (ISO 8601, UTC); null: never. */
+  expires_at?: string | null;
 }
 
 function escapeHtml(text: string): string {
@@ -146,7 +148,7 @@ export function createImageViews(options: { publicBaseUrl: string; timeZone: str
 
     /** A list item and its links (`links=1`). */
     listItemWithLinks(image: ListedImage): ListItem {
-      return { ...listItem(image), links: links(image) };
+      return { ...listItem(image), links: links(image), expires_at: image.expiresAt ? image.expiresAt.toISOString() : null };
     },
   };
 }

@@ -15,9 +15,10 @@ const RESERVE_SQL = `
   WITH charge AS (
     SELECT charge_upload(:userId::bigint, :receivedSize::bigint, :size::bigint) AS outcome
   ), reserved AS (
-    INSERT INTO images (user_id, category_id, storage_key, thumb_key, storage_backend, format, original_name, file_size, width, height, status)
+    INSERT INTO images (user_id, category_id, storage_key, thumb_key, storage_backend, format, original_name, file_size, width, height, status, content_hash, expires_at)
     SELECT :userId::bigint, coalesce(:categoryId::bigint, (SELECT id FROM categories WHERE user_id = :userId::bigint AND is_default)),
-           :storageKey::text, :thumbKey::text, :storageBackend::text, :format::text, :originalName::text, :size::bigint, :width::int, :height::int, 'pending'
+           :storageKey::text, :thumbKey::text, :storageBackend::text, :format::text, :originalName::text, :size::bigint, :width::int, :height::int, 'pending',
+           :contentHash::bytea, :expiresAt::timestamptz
     FROM charge WHERE charge.outcome = 'charged'
     RETURNING *
   ), claimed AS (
@@ -41,6 +42,36 @@ const COMPLETE_KEPT_SQL = `
   )
   SELECT * FROM stored`;
 
+/**
+ * The unique index that holds an owner's stored images to one per content (the dedup_and_expiry
+ * migration): a row entering 'stored' with a hash another stored image of its owner has is refused.
+ */
+const OWNER_CONTENT_INDEX = 'images_owner_content_unique';
+
+/** The error is the owner-content index refusing a second stored image of the same content. */
+export function isDuplicateContent(error: unknown): boolean {
+  const { code, constraint, message } = (error ?? {}) as { code?: string; constraint?: string; message?: string };
+  return code === '23505' && (constraint === OWNER_CONTENT_INDEX || (message ?? '').includes(OWNER_CONTENT_INDEX));
+}
+
+/**
+ * A row entering 'stored' other than by an upload (a restore, an undone bin move) keeps its hash only
+ * while no other stored image of its owner has it; otherwise it stays beside that one, without a hash
+ * (uploads of the content answer the other). Runs again once if a concurrent upload took the hash in between.
+ */
+const KEEP_HASH_UNLESS_TAKEN = `CASE WHEN content_hash IS NOT NULL AND EXISTS (
+  SELECT 1 FROM images AS other WHERE other.user_id = images.user_id AND other.content_hash = images.content_hash AND other.status = 'stored' AND other.id <> images.id
+) THEN NULL ELSE content_hash END`;
+
+async function retryOnDuplicateContent<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!isDuplicateContent(error)) throw error;
+    return work();
+  }
+}
+
 const REFUSALS = { disabled: 'disabled', too_large: 'too-large', over_quota: 'quota' } as const;
 
 /** An image's way through its states: upload, bin, restore, purge, and recovery's view of it. */
@@ -61,6 +92,8 @@ export function createLifecycleRepository(db: Knex, options: { namedStatements: 
       size: image.fileSize,
       width: image.width,
       height: image.height,
+      contentHash: image.contentHash ?? null,
+      expiresAt: image.expiresAt ?? null,
       receivedSize,
       idempotencyKey,
     }),
@@ -96,10 +129,49 @@ export function createLifecycleRepository(db: Knex, options: { namedStatements: 
       return { reserved: toImage(row!) };
     },
 
-    /** Its files are durable: the pending upload becomes a stored image (and its idempotency result is kept). Null if recovery took it. */
-    async completeUpload(id: number, idempotencyResult?: unknown): Promise<ImageRow | null> {
-      const [row] = idempotencyResult === undefined ? await completeStatement(id) : await completeKeptStatement({ id, result: JSON.stringify(idempotencyResult) });
+    /**
+     * Its files are durable: the pending upload becomes a stored image (and its idempotency result is
+     * kept). Null if recovery took it; 'duplicate' when another upload of the same content by the same
+     * owner was stored first (the row stays pending, for the caller to drop).
+     */
+    async completeUpload(id: number, idempotencyResult?: unknown): Promise<ImageRow | null | 'duplicate'> {
+      try {
+        const [row] = idempotencyResult === undefined ? await completeStatement(id) : await completeKeptStatement({ id, result: JSON.stringify(idempotencyResult) });
+        return row ? toImage(row) : null;
+      } catch (error) {
+        if (isDuplicateContent(error)) return 'duplicate';
+        throw error;
+      }
+    },
+
+    /** The owner's stored image of this content (SHA-256 of the bytes its upload received), if any. */
+    async findStoredByContent(userId: number, contentHash: Buffer): Promise<ImageRow | null> {
+      const row = await db('images').where({ user_id: userId, content_hash: contentHash, status: 'stored' }).first();
       return row ? toImage(row) : null;
+    },
+
+    /** Whether an upload of this content by the owner is under way (pending). */
+    async hasPendingContent(userId: number, contentHash: Buffer): Promise<boolean> {
+      const row = await db('images').where({ user_id: userId, content_hash: contentHash, status: 'pending' }).first('id');
+      return row !== undefined;
+    },
+
+    /** Sets or clears (null) when the user's stored image expires; null when it is not such an image of theirs. */
+    async setExpiry(userId: number, id: number, expiresAt: Date | null): Promise<ListedImage | null> {
+      const [row] = await db('images').where({ id, user_id: userId, status: 'stored' }).update({ expires_at: expiresAt }, [...LISTED_COLUMNS]);
+      return row ? toListed(row as Record<string, unknown>) : null;
+    },
+
+    /** Stored images whose expiry is at or before `now`, oldest expiry first, with their owners. */
+    async findExpired(now: Date, limit: number): Promise<Array<{ id: number; userId: number }>> {
+      const rows = await db('images')
+        .where('status', 'stored')
+        .whereNotNull('expires_at')
+        .andWhere('expires_at', '<=', now)
+        .orderBy('expires_at')
+        .limit(limit)
+        .select('id', 'user_id');
+      return rows.map((row: { id: unknown; user_id: unknown }) => ({ id: Number(row.id), userId: Number(row.user_id) }));
     },
 
     /** Drops a pending upload and refunds its charge (its files must already be gone). */
@@ -115,10 +187,12 @@ export function createLifecycleRepository(db: Knex, options: { namedStatements: 
     async startStep(
       id: number,
       step: { from: 'stored' | 'binned'; via: 'binning' | 'restoring' | 'purging' },
-      scope: { userId?: number; deletedBefore?: Date; deletionNonce?: string | null } = {},
+      scope: { userId?: number; deletedBefore?: Date; deletionNonce?: string | null; expiredAt?: Date } = {},
     ): Promise<ImageRow | null> {
       const query = db('images').where({ id, status: step.from });
       if (scope.userId !== undefined) query.andWhere('user_id', scope.userId);
+      // The expiry job: only while the image still expires by then (its owner may have changed or cleared it since the lookup).
+      if (scope.expiredAt) query.whereNotNull('expires_at').andWhere('expires_at', '<=', scope.expiredAt);
       if (scope.deletedBefore) query.andWhere('deleted_at', '<', scope.deletedBefore);
       if (scope.deletionNonce === null) query.whereNull('deletion_nonce');
       else if (scope.deletionNonce !== undefined) query.andWhere('deletion_nonce', scope.deletionNonce);
@@ -130,21 +204,36 @@ export function createLifecycleRepository(db: Knex, options: { namedStatements: 
      * Second commit of a move: the file is where it belongs now. Null if someone else finished it. A
      * restored image gets a new deletion nonce in the same commit, so the links signed before stop.
      */
-    async finishMove(id: number, move: Move): Promise<ImageRow | null> {
-      const [row] = await db('images')
-        .where({ id, status: move.via })
-        .update(
-          move.to === 'binned'
-            ? { status: move.to, status_changed_at: db.fn.now(), deleted_at: db.fn.now() }
-            : { status: move.to, status_changed_at: db.fn.now(), deleted_at: null, deletion_nonce: db.raw('gen_random_uuid()') },
-        )
-        .returning('*');
+    async finishMove(id: number, move: Move, options: { expired?: boolean } = {}): Promise<ImageRow | null> {
+      const [row] = await retryOnDuplicateContent(() =>
+        db('images')
+          .where({ id, status: move.via })
+          .update(
+            move.to === 'binned'
+              ? // Binned by the expiry job: the expiry has done its work, and a restore keeps the image.
+                { status: move.to, status_changed_at: db.fn.now(), deleted_at: db.fn.now(), ...(options.expired ? { expires_at: null } : {}) }
+              : {
+                  status: move.to,
+                  status_changed_at: db.fn.now(),
+                  deleted_at: null,
+                  deletion_nonce: db.raw('gen_random_uuid()'),
+                  content_hash: db.raw(KEEP_HASH_UNLESS_TAKEN),
+                  // An expiry that has passed (the image was binned for it) goes: restored, it stays.
+                  expires_at: db.raw('CASE WHEN expires_at <= now() THEN NULL ELSE expires_at END'),
+                },
+          )
+          .returning('*'),
+      );
       return row ? toImage(row) : null;
     },
 
     /** Undoes the first commit of a move whose file could not be moved (it is still where it was). */
     async undoMove(id: number, move: Move): Promise<void> {
-      await db('images').where({ id, status: move.via }).update({ status: move.from, status_changed_at: db.fn.now() });
+      await retryOnDuplicateContent(() =>
+        db('images')
+          .where({ id, status: move.via })
+          .update(move.from === 'stored' ? { status: move.from, status_changed_at: db.fn.now(), content_hash: db.raw(KEEP_HASH_UNLESS_TAKEN) } : { status: move.from, status_changed_at: db.fn.now() }),
+      );
     },
 
     /** Last commit of a purge: the files are gone; delete the row and refund its bytes. */

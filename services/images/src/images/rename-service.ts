@@ -14,6 +14,13 @@ export function createRenameService(deps: { images: ImagesRepository; views: Ima
       if (!renamed) throw new AppError('imageNotFound', 200);
       return deps.views.listItemWithLinks(renamed);
     },
+
+    /** Sets or clears (null) when the user's stored image moves into the bin by itself. */
+    async setExpiry(user: UserRow, id: number, expiresAt: Date | null): Promise<ListItem> {
+      const changed = await deps.images.setExpiry(user.id, id, expiresAt);
+      if (!changed) throw new AppError('imageNotFound', 200);
+      return deps.views.listItemWithLinks(changed);
+    },
   };
 }
 

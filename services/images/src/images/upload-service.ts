@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import type { Logger } from 'pino';
 import type { CategoriesRepository } from '../categories/categories-repository';
 import { AppError } from '../errors/app-error';
@@ -8,7 +10,7 @@ import type { Principal } from '../auth/auth-service';
 import type { UserRow } from '../users/users-repository';
 import type { ImageFiles } from './image-files';
 import type { UploadResult, ImageViews } from './image-views';
-import type { ImagesRepository } from './images-repository';
+import type { ImageRow, ImagesRepository } from './images-repository';
 
 /** A file as it arrived, not yet accepted: its bytes in memory, or a file in the store's tmp/. */
 export interface ReceivedFile {
@@ -32,12 +34,16 @@ export interface UploadRequest {
   /** Omitted: the user's default category. */
   categoryId?: number;
   idempotencyKey?: string;
+  /** When the new image moves into the bin by itself; omitted: never. A duplicate's answer keeps the existing image's. */
+  expiresAt?: Date;
 }
 
 export interface UploadOutcome {
   image: UploadResult;
   /** The stored result of an earlier request with the same Idempotency-Key. */
   replayed: boolean;
+  /** The user already had this content stored: the answer is that image, and nothing new was stored or charged. */
+  duplicate: boolean;
   madeThumbnail: boolean;
 }
 
@@ -63,6 +69,18 @@ export function cleanOriginalName(name: string, fallbackExtension: string): stri
   const cleaned = lastSegment.replace(/\p{Cc}/gu, '').trim();
   const capped = Array.from(cleaned).slice(0, 255).join('');
   return capped === '' ? `image.${fallbackExtension}` : capped;
+}
+
+/** How long a duplicate refused for quota waits for a concurrent upload of the same content to be stored. */
+const DUPLICATE_WAIT_MS = 30_000;
+const DUPLICATE_POLL_MS = 50;
+
+/** SHA-256 of the bytes as received (in memory, or a file in tmp/). */
+export async function contentHashOf(input: ImageInput): Promise<Buffer> {
+  const hash = createHash('sha256');
+  if (typeof input !== 'string') return hash.update(input).digest();
+  for await (const chunk of createReadStream(input)) hash.update(chunk as Buffer);
+  return hash.digest();
 }
 
 function refusalFor(error: MediaError): AppError {
@@ -106,7 +124,40 @@ export function createUploadService(deps: UploadServiceDeps) {
    * Validates the bytes and makes the thumbnail; then, so that a crash at any point leaves nothing
    * recovery does not clean: charge + pending row (commit), both files (durable), stored (commit).
    */
-  async function store(principal: Principal, file: ReceivedFile, categoryId: number | null, idempotencyKey: string | undefined) {
+  /** The user's stored image of this content, answered as an upload's result (tying the request's Idempotency-Key to it). */
+  async function answerDuplicate(existing: ImageRow, idempotencyKey: string | undefined): Promise<UploadOutcome> {
+    const image = views.uploadResult(existing);
+    if (idempotencyKey) await images.completeIdempotencyKey(existing.userId, idempotencyKey, existing.id, image);
+    return { image, replayed: false, duplicate: true, madeThumbnail: false };
+  }
+
+  /**
+   * After a quota refusal: an upload of the same content by the same user may be under way (two
+   * identical uploads at once, both charged until one is stored). Waits for it; its image is the
+   * answer. Null when there is none, or it failed: the refusal stands.
+   */
+  async function awaitConcurrentDuplicate(userId: number, contentHash: Buffer): Promise<ImageRow | null> {
+    const deadline = Date.now() + DUPLICATE_WAIT_MS;
+    for (;;) {
+      const stored = await images.findStoredByContent(userId, contentHash);
+      if (stored) return stored;
+      if (!(await images.hasPendingContent(userId, contentHash))) {
+        // It may have been stored between the two looks: one more look settles it.
+        return images.findStoredByContent(userId, contentHash);
+      }
+      if (Date.now() > deadline) return null;
+      await new Promise((resolve) => setTimeout(resolve, DUPLICATE_POLL_MS));
+    }
+  }
+
+  async function store(
+    principal: Principal,
+    file: ReceivedFile,
+    categoryId: number | null,
+    idempotencyKey: string | undefined,
+    contentHash: Buffer,
+    expiresAt: Date | null,
+  ): Promise<UploadOutcome> {
     const { user } = principal;
     let facts;
     let prepared;
@@ -134,11 +185,17 @@ export function createUploadService(deps: UploadServiceDeps) {
         fileSize: prepared.size,
         width: facts.width,
         height: facts.height,
+        contentHash,
+        expiresAt,
       },
       file.size,
       idempotencyKey,
     );
     if ('refused' in reservation) {
+      if (reservation.refused === 'quota') {
+        const duplicate = await awaitConcurrentDuplicate(user.id, contentHash);
+        if (duplicate) return answerDuplicate(duplicate, idempotencyKey);
+      }
       // The group or the user changed since the lookup: the answer a lookup now would give.
       const refusals = { disabled: 'notLoggedIn', 'too-large': 'fileTooLarge', quota: 'quotaExceeded' } as const;
       throw new AppError(refusals[reservation.refused], 200);
@@ -147,9 +204,23 @@ export function createUploadService(deps: UploadServiceDeps) {
     try {
       await files.storeUpload(reserved, prepared.input, thumbnail);
       if (typeof prepared.input === 'string') file.storedAway(prepared.input);
-      const stored = await images.completeUpload(reserved.id, idempotencyKey ? views.uploadResult(reserved) : undefined);
-      if (!stored) throw new Error(`pending upload ${reserved.id} was recovered as abandoned before it completed`);
-      return { image: views.uploadResult(stored), madeThumbnail: thumbnail !== null };
+      for (;;) {
+        const stored = await images.completeUpload(reserved.id, idempotencyKey ? views.uploadResult(reserved) : undefined);
+        if (stored === null) throw new Error(`pending upload ${reserved.id} was recovered as abandoned before it completed`);
+        if (stored !== 'duplicate') return { image: views.uploadResult(stored), replayed: false, duplicate: false, madeThumbnail: thumbnail !== null };
+        // An identical upload of this user's was stored first: that image is the answer, this one's
+        // files and charge are given back (the key is tied to the winner before the row goes).
+        const winner = await images.findStoredByContent(user.id, contentHash);
+        if (!winner) continue; // binned in the meantime: this one completes after all
+        const answer = await answerDuplicate(winner, idempotencyKey);
+        try {
+          await files.removeAll(reserved);
+          await images.dropUpload(reserved.id);
+        } catch (cleanupError) {
+          logger.error({ err: cleanupError, imageId: reserved.id }, 'could not undo a duplicate upload; recovery will');
+        }
+        return answer;
+      }
     } catch (error) {
       try {
         await files.removeAll(reserved);
@@ -176,18 +247,34 @@ export function createUploadService(deps: UploadServiceDeps) {
         // itself has since filled the quota (or the group's limits changed).
         if (request.idempotencyKey) {
           const replay = await claimOrReplay(user.id, request.idempotencyKey);
-          if (replay) return { image: replay, replayed: true, madeThumbnail: false };
+          if (replay) return { image: replay, replayed: true, duplicate: false, madeThumbnail: false };
           claimedKey = request.idempotencyKey;
         }
         if (user.uploadsBanned) throw new AppError('uploadsBanned', 200);
         const categoryId = await resolveCategory(user, request.categoryId);
+        // Deduplication, per owner: content this user already has stored (not binned) is answered
+        // with that image at once, before the limits (it costs nothing) and the media work. Its name,
+        // category and expiry stay as they are. Other users' images are never looked at.
+        const contentHash = await contentHashOf(file.input);
+        const existing = await images.findStoredByContent(user.id, contentHash);
+        if (existing) {
+          const answer = await answerDuplicate(existing, claimedKey);
+          claimedKey = undefined;
+          return answer;
+        }
         // Early answers from the lookup, before the media work; the rules themselves are
         // charge_upload's, applied to the stored bytes (which may differ from the upload's) as they are charged.
         if (file.size > user.maxFileSize) throw new AppError('fileTooLarge', 200);
-        if (user.usedBytes >= user.quotaBytes) throw new AppError('quotaExceeded', 200);
-        const stored = await store(principal, file, categoryId, claimedKey);
+        if (user.usedBytes >= user.quotaBytes) {
+          const duplicate = await awaitConcurrentDuplicate(user.id, contentHash);
+          if (!duplicate) throw new AppError('quotaExceeded', 200);
+          const answer = await answerDuplicate(duplicate, claimedKey);
+          claimedKey = undefined;
+          return answer;
+        }
+        const stored = await store(principal, file, categoryId, claimedKey, contentHash, request.expiresAt ?? null);
         claimedKey = undefined;
-        return { ...stored, replayed: false };
+        return stored;
       } catch (error) {
         if (claimedKey) await images.releaseIdempotencyKey(user.id, claimedKey);
         throw error;

@@ -21,7 +21,7 @@ export interface SourceImage {
   categoryId?: number;
 }
 
-export type RowOutcome = { outcome: 'imported'; imageId: number; url: string } | { outcome: 'skipped'; reason: string } | { outcome: 'failed'; reason: string };
+export type RowOutcome = { outcome: 'imported'; imageId: number; url: string; duplicate?: true } | { outcome: 'skipped'; reason: string } | { outcome: 'failed'; reason: string };
 
 const REASONS: Partial<Record<MessageKey, string>> = {
   quotaExceeded: "over the owner's group quota (raise it with edit-group, then run the import again)",
@@ -73,14 +73,16 @@ export function createImageImport(deps: { uploads: UploadService; temp: TempFile
           throw error;
         }
         const { size } = await fs.stat(copy);
-        const { image: stored } = await uploads.upload({
+        const { image: stored, duplicate } = await uploads.upload({
           principal,
           file: { input: copy, size, originalName: image.originalName, newTempPath, storedAway },
           categoryId: image.categoryId,
           idempotencyKey: `import:${hash('sha256', `${source}\n${image.sourceId}`, 'hex')}`,
         });
-        await records.recordImage(source, image.sourceId, { id: stored.id, oldPath: image.oldPath, createdAt: image.uploadedAt });
-        return { outcome: 'imported', imageId: stored.id, url: stored.url };
+        // The owner already had this content (an earlier row of the old host, or an upload here): the
+        // row is recorded against that image, which keeps its date; its old path leads there too.
+        await records.recordImage(source, image.sourceId, { id: stored.id, oldPath: image.oldPath, createdAt: duplicate ? null : image.uploadedAt });
+        return duplicate ? { outcome: 'imported', imageId: stored.id, url: stored.url, duplicate: true } : { outcome: 'imported', imageId: stored.id, url: stored.url };
       } catch (error) {
         return { outcome: 'failed', reason: reasonOf(error) };
       } finally {

@@ -21,9 +21,10 @@ export function createImportRecordsRepository(db: Knex) {
     },
 
     /** The stored image takes its date on the old host, and is recorded as imported, in one transaction. */
-    async recordImage(source: string, sourceId: string, image: { id: number; oldPath: string; createdAt: Date }): Promise<void> {
+    /** `createdAt` null: the image keeps its date (a duplicate of one already there). */
+    async recordImage(source: string, sourceId: string, image: { id: number; oldPath: string; createdAt: Date | null }): Promise<void> {
       await db.transaction(async (trx) => {
-        await trx('images').where({ id: image.id }).update({ created_at: image.createdAt });
+        if (image.createdAt) await trx('images').where({ id: image.id }).update({ created_at: image.createdAt });
         await trx('import_records')
           .insert({ source, kind: 'image', source_id: sourceId, target_id: image.id, old_path: image.oldPath })
           .onConflict(['source', 'kind', 'source_id'])

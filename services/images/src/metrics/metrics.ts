@@ -3,6 +3,7 @@ import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client
 export type UploadOutcome =
   | 'stored'
   | 'replayed'
+  | 'deduplicated'
   | 'rejected_auth'
   | 'rejected_input'
   | 'rejected_type'

@@ -49,6 +49,8 @@ export interface TestService {
   bucket?: TestBucket;
   /** Recovery of unfinished steps, the bin purge and the tmp/ sweep, once, now (as the hourly timer does). */
   runHousekeeping(): Promise<void>;
+  /** The expiry job, once, now (as the every-minute timer does): how many images it binned. */
+  runExpiry(): Promise<number>;
   /** Empties every table a test may fill and the storage tree; restores the default groups. */
   reset(): Promise<void>;
   close(): Promise<void>;
@@ -99,6 +101,7 @@ export async function openTestService(
     storage: service.storage,
     bucket,
     runHousekeeping: service.runHousekeeping,
+    runExpiry: service.runExpiry,
     async reset() {
       await service.db.raw('TRUNCATE idempotency_keys, images, categories, credentials, sign_in_limits, users, import_records, site_settings RESTART IDENTITY CASCADE');
       await service.db('groups').whereNotIn('name', ['default', 'vip']).delete();
@@ -242,4 +245,47 @@ export async function expectExactCounts(db: Knex): Promise<void> {
   const kept: Array<Record<string, unknown>> = await db('image_counts').where('count', '<>', 0).select('user_id', 'category_id', 'status', 'count');
   const asMap = (rows: Array<Record<string, unknown>>) => Object.fromEntries(rows.map((row) => [key(row), Number(row.count)]).sort());
   expect(asMap(kept)).toEqual(asMap(counted));
+}
+
+let distinctCounter = 0;
+
+/**
+ * The fixture's bytes made a different upload (uploads of the same content by one user are answered
+ * with the image already stored: deduplication), storing the same bytes as the fixture: a PNG gets a
+ * tEXt chunk and a JPEG a comment, both of which the metadata stripper drops.
+ */
+export function distinctBytes(name: string): Buffer {
+  const bytes = fixtureBytes(name);
+  const tag = Buffer.from(`distinct ${(distinctCounter += 1)} ${process.pid}`, 'latin1');
+  if (name.endsWith('.png')) {
+    const data = Buffer.concat([Buffer.from('Comment\0', 'latin1'), tag]);
+    const chunk = Buffer.alloc(12 + data.length);
+    chunk.writeUInt32BE(data.length, 0);
+    chunk.write('tEXt', 4, 'latin1');
+    data.copy(chunk, 8);
+    chunk.writeUInt32BE(crc32(chunk.subarray(4, 8 + data.length)), 8 + data.length);
+    const afterHeader = 8 + 12 + bytes.readUInt32BE(8); // signature, then IHDR
+    return Buffer.concat([bytes.subarray(0, afterHeader), chunk, bytes.subarray(afterHeader)]);
+  }
+  if (name.endsWith('.jpg') || name.endsWith('.jpeg')) {
+    // After SOI and a leading JFIF APP0 (which must stay first).
+    let at = 2;
+    if (bytes[2] === 0xff && bytes[3] === 0xe0) at = 4 + bytes.readUInt16BE(4);
+    const segment = Buffer.alloc(4 + tag.length);
+    segment[0] = 0xff;
+    segment[1] = 0xfe;
+    segment.writeUInt16BE(2 + tag.length, 2);
+    tag.copy(segment, 4);
+    return Buffer.concat([bytes.subarray(0, at), segment, bytes.subarray(at)]);
+  }
+  throw new Error(`distinctBytes: no way to vary ${name}`);
+}
+
+function crc32(bytes: Buffer): number {
+  let crc = 0xffffffff;
+  for (const byte of bytes) {
+    crc ^= byte;
+    for (let k = 0; k < 8; k += 1) crc = crc & 1 ? (crc >>> 1) ^ 0xedb88320 : crc >>> 1;
+  }
+  return (crc ^ 0xffffffff) >>> 0;
 }

@@ -45,6 +45,8 @@ export interface ImageItem {
   file_size: number;
   create_time: string;
   links: ImageLinks;
+  /** When the image moves into the bin by itself (ISO 8601, UTC); null: never. */
+  expires_at?: string | null;
 }
 
 /** An album (category) share link, `/s/<token>`. */
@@ -299,6 +301,8 @@ export function createApiClient(options: ApiClientOptions) {
     restoreMany: (ids: number[]) => post<BulkOutcome>('restore', { ids }).then((a) => a.data),
     purgeMany: (ids: number[]) => post<BulkOutcome>('purge', { ids }).then((a) => a.data),
     rename: (id: number, name: string) => post<ImageItem>('rename', { id, name }).then((a) => a.data),
+    /** Sets (an ISO time) or clears (null) when the image moves into the bin by itself. */
+    setExpiry: (id: number, expiresAt: string | null) => post<ImageItem>('set_expiry', { id, expires_at: expiresAt ?? '' }).then((a) => a.data),
     move: (ids: number[], categoryId: number) => post<BulkOutcome>('move', { ids, category_id: categoryId }).then((a) => a.data),
 
     categories: () => get<{ list: Category[] }>('categories').then((data) => data.list),
@@ -365,7 +369,7 @@ export function createApiClient(options: ApiClientOptions) {
      * One file as one multipart request, through XMLHttpRequest for its upload progress. The
      * Idempotency-Key makes a retry of the same file return the first result instead of a copy.
      */
-    upload(file: File, input: { categoryId?: number; idempotencyKey: string; onProgress(sent: number, total: number): void }): UploadHandle {
+    upload(file: File, input: { categoryId?: number; expiresIn?: number; idempotencyKey: string; onProgress(sent: number, total: number): void }): UploadHandle {
       const xhr = new XMLHttpRequest();
       const sentToken = options.token();
       const result = new Promise<UploadResult>((resolve, reject) => {
@@ -387,6 +391,7 @@ export function createApiClient(options: ApiClientOptions) {
         xhr.onabort = () => reject(new ApiError('aborted', 'network'));
         const form = new FormData();
         if (input.categoryId !== undefined) form.append('category_id', String(input.categoryId));
+        if (input.expiresIn !== undefined) form.append('expires_in', String(input.expiresIn));
         form.append('file', file, file.name);
         xhr.send(form);
       });

@@ -16,6 +16,8 @@ export interface QueuedFile {
   file: File;
   preview: string;
   categoryId?: number;
+  /** Seconds from the upload until the image moves into the bin by itself; none: never. */
+  expiresIn?: number;
   /** Kept across retries: a retry of a request that did reach the service returns its first result. */
   idempotencyKey: string;
   status: 'waiting' | 'uploading' | 'done' | 'failed' | 'cancelled';
@@ -103,6 +105,7 @@ export function createUploadQueue(api: ApiClient) {
     update(item.key, { status: 'uploading', sent: 0 });
     const handle = api.upload(item.file, {
       categoryId: item.categoryId,
+      expiresIn: item.expiresIn,
       idempotencyKey: item.idempotencyKey,
       onProgress: (sent, total) => {
         update(item.key, { sent, total });
@@ -149,7 +152,7 @@ export function createUploadQueue(api: ApiClient) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    add(files: File[], categoryId: number | undefined): void {
+    add(files: File[], categoryId: number | undefined, expiresIn?: number): void {
       let queued = pendingBytes();
       const added = files.map((file): QueuedFile => {
         const item: QueuedFile = {
@@ -158,6 +161,7 @@ export function createUploadQueue(api: ApiClient) {
           file,
           preview: URL.createObjectURL(file),
           categoryId,
+          expiresIn,
           idempotencyKey: randomKey(),
           status: 'waiting',
           sent: 0,

@@ -7,6 +7,7 @@ import { ImagePageToggle } from './image-page-toggle';
 import { LinkFields } from './link-fields';
 import { LocalTime } from './local-time';
 import { Modal } from './modal';
+import { ExpiryField } from './expiry-field';
 import { RenameField } from './rename-field';
 
 /** The gallery's detail dialog of one image: the picture, its name (renamable), size and dimensions once loaded, its links, open and move to the bin. */
@@ -39,6 +40,7 @@ export function ImageDetail({ item, onClose, onDelete, onRenamed }: { item: Imag
               </dd>
             </div>
           </dl>
+          <ExpiryField item={item} onChanged={onRenamed} />
           <LinkFields links={item.links} withThumbnail />
           <ImagePageToggle imageId={item.id} />
           <div class="detail-actions">

@@ -19,7 +19,7 @@ function firstFailure(outcome: BulkOutcome): string {
 }
 
 export function GalleryPage() {
-  const { api, t, said, notify, fail, confirm } = useApp();
+  const { api, t, said, notify, fail, confirm, lang } = useApp();
   const id = useId();
   const [categories, setCategories] = useState<Category[]>([]);
   // The search, the category and how many pages are loaded are in the URL (?q=&category=&page=), so a
@@ -295,6 +295,11 @@ export function GalleryPage() {
                     <span class="nowrap">
                       <LocalTime value={item.create_time} dateOnly />
                     </span>
+                    {item.expires_at ? (
+                      <span class="nowrap expiry-mark" data-expires-at={item.expires_at} title={t('expiresAt', { time: new Date(item.expires_at).toLocaleString(lang === 'en' ? 'en-GB' : 'zh-CN', { timeZoneName: 'short' }) })}>
+                        {t('expiringMark')}
+                      </span>
+                    ) : null}
                   </span>
                 </span>
               </button>

@@ -15,6 +15,15 @@ function pastedName(file: File, label: string): string {
   return `${label} ${stamp}.${extension}`;
 }
 
+/** The upload page's expiry choices: seconds (0: never) and their words. */
+const EXPIRY_CHOICES = [
+  [0, 'expiryNever'],
+  [3600, 'expiryHour'],
+  [86400, 'expiryDay'],
+  [7 * 86400, 'expiryWeek'],
+  [30 * 86400, 'expiryMonth'],
+] as const;
+
 export function UploadPage() {
   const { api, t, fail, uploads } = useApp();
   const id = useId();
@@ -24,6 +33,9 @@ export function UploadPage() {
   const input = useRef<HTMLInputElement>(null);
   const categoryRef = useRef(categoryId);
   categoryRef.current = categoryId;
+  const [expiresIn, setExpiresIn] = useState(0);
+  const expiryRef = useRef(expiresIn);
+  expiryRef.current = expiresIn;
   const { items, counts } = useUploadQueue(uploads);
   const limits = uploads.limits();
 
@@ -39,7 +51,7 @@ export function UploadPage() {
   }, [api, fail, uploads]);
 
   const add = (files: File[]) => {
-    if (files.length > 0) uploads.add(files, categoryRef.current);
+    if (files.length > 0) uploads.add(files, categoryRef.current, expiryRef.current || undefined);
   };
 
   // A screenshot pasted anywhere on this page is uploaded.
@@ -85,6 +97,16 @@ export function UploadPage() {
             {categories.map((category) => (
               <option key={category.id} value={category.id}>
                 {categoryName(category, t)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field inline">
+          <label for={`${id}-expiry`}>{t('uploadExpiry')}</label>
+          <select id={`${id}-expiry`} class="input" data-upload-expiry value={String(expiresIn)} onChange={(event) => setExpiresIn(Number(event.currentTarget.value))}>
+            {EXPIRY_CHOICES.map(([seconds, label]) => (
+              <option key={seconds} value={String(seconds)}>
+                {t(label)}
               </option>
             ))}
           </select>
