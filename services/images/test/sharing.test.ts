@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { createTestUser, fixture, openTestService, type TestService } from './support/harness';
+import { createTestUser, distinctBytes, fixtureBytes, openTestService, type TestService } from './support/harness';
 
 // Album share links (/s/<token>) and public image pages (/p/<key>), as their owner and a viewer use them.
 
@@ -31,7 +31,7 @@ const action = (name: string, token: string, fields: Record<string, unknown> = {
 const read = (name: string, token: string, query = '') => request(svc.app).get(`${API}?action=${name}${query}`).set('X-API-Token', token);
 
 async function upload(token: string, categoryId: number, file = 'tiny.png') {
-  const res = await request(svc.app).post(`${API}?action=upload`).set('X-API-Token', token).field('category_id', String(categoryId)).attach('file', fixture(file));
+  const res = await request(svc.app).post(`${API}?action=upload`).set('X-API-Token', token).field('category_id', String(categoryId)).attach('file', /\.(png|jpe?g)$/.test(file) ? distinctBytes(file) : fixtureBytes(file), file);
   expect(res.body.code).toBe(0);
   return res.body.data as { id: number; url: string; thumb_url: string; original_name: string; links: { delete: string } };
 }
@@ -358,7 +358,7 @@ describe('share page paging', () => {
     const albumId = await album(user.token);
     await upload(user.token, albumId);
     const { id: _id, ...row } = await svc.db('images').where({ user_id: user.id }).first();
-    const copies = Array.from({ length: n - 1 }, (_, i) => ({ ...row, storage_key: `${row.storage_key}-${i + 2}`, original_name: `photo-${String(i + 2).padStart(3, '0')}.png` }));
+    const copies = Array.from({ length: n - 1 }, (_, i) => ({ ...row, content_hash: null, storage_key: `${row.storage_key}-${i + 2}`, original_name: `photo-${String(i + 2).padStart(3, '0')}.png` }));
     for (let i = 0; i < copies.length; i += 100) await svc.db('images').insert(copies.slice(i, i + 100));
     return { user, albumId };
   }
