@@ -60,8 +60,16 @@ function svgOf(scene: Scene, width: number, height: number): string {
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}">${body}</svg>`;
 }
 
+let samplesMade = 0;
+
+/**
+ * A picture of `scene`. Each call's bytes are its own (an EXIF description numbers it, which the
+ * service strips on storage): the service answers a user's repeat upload of the same bytes with the
+ * image it already stored (deduplication), and the suites mean each sample as a new picture.
+ */
 export async function sampleImage(scene: Scene, format: 'jpeg' | 'png' | 'webp' = 'jpeg', width = 960, height = 640): Promise<Buffer> {
-  const image = sharp(Buffer.from(svgOf(scene, width, height)));
+  samplesMade += 1;
+  const image = sharp(Buffer.from(svgOf(scene, width, height))).withExif({ IFD0: { ImageDescription: `sample ${samplesMade} of ${process.pid}` } });
   if (format === 'png') return image.png().toBuffer();
   if (format === 'webp') return image.webp({ quality: 82 }).toBuffer();
   return image.jpeg({ quality: 85 }).toBuffer();
