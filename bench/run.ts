@@ -15,7 +15,7 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import { Client } from 'pg';
-import { createImagesGroup, createImagesUser, multipartUpload, NEEDLE, NEEDLE_MATCHES, seedImageRows, seedTools, writeJpeg, writeLargePng } from './lib/dataset';
+import { createImagesGroup, createImagesUser, NEEDLE, NEEDLE_MATCHES, seedImageRows, seedTools, uniqueMultipartUploads, writeJpeg, writeLargePng } from './lib/dataset';
 import { alternate, type Side, type Slice } from './lib/alternate';
 import { judgedQuality, latencyTables, measureLatencies, percentile, PREFIX_QUERIES, searchPath, type LatencyQuery, type QualityFigures } from './lib/search-latency';
 import { generateToolDirectory } from '../services/tools/src/catalog/search-generated-directory';
@@ -644,7 +644,8 @@ async function prepareUploads(bench: Bench): Promise<Uploads> {
     }
   };
   const uploadOnce = async (file: Buffer, name: string): Promise<{ url: string }> => {
-    const { body, contentType } = multipartUpload(name, 'image/jpeg', file);
+    const { next, contentType } = uniqueMultipartUploads(name, 'image/jpeg', file);
+    const body = next();
     const res = await fetch(url, { method: 'POST', headers: { 'x-api-token': bench.uploadToken, 'content-type': contentType }, body });
     const answer = (await res.json()) as { code: number; msg: string; data?: { url: string } };
     if (answer.code !== 0 || !answer.data) throw new Error(`upload failed: ${JSON.stringify(answer)}`);
@@ -691,7 +692,8 @@ async function uploadScenario(bench: Bench, uploads: Uploads): Promise<void> {
       CONCURRENCY: String(mode.uploadConnections),
       DURATION_SEC: String(seconds),
     }));
-    const { body, contentType } = multipartUpload('photo.jpg', 'image/jpeg', bytes);
+    // Each upload a photo of its own (deduplication would answer a repeat at once), for both sides.
+    const { next: body, contentType } = uniqueMultipartUploads('photo.jpg', 'image/jpeg', bytes);
     const uploadLoad = (url: string, headers: Record<string, string>): LoadOptions => ({
       url,
       method: 'POST',
@@ -762,7 +764,8 @@ async function uploadRssScenario(bench: Bench, uploads: Uploads): Promise<void> 
   const mb = (mode.rssUploadBytes / 1024 / 1024).toFixed(0);
   log(`${mode.rssUploads} concurrent ${mb} MB uploads: peak RSS of the images service...`);
   const png = await writeLargePng(path.join(bench.workDir, 'large.png'), mode.rssUploadBytes);
-  const { body, contentType } = multipartUpload('large.png', 'image/png', png);
+  // Sixteen different pictures: a repeat of the same bytes would be answered at once (deduplication).
+  const { next: body, contentType } = uniqueMultipartUploads('large.png', 'image/png', png);
   const pid = bench.images.process.pid!;
   resetPeakRss(pid);
   const before = await snapshotCpu(imagesGroups);

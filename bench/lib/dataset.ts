@@ -135,3 +135,58 @@ export function multipartUpload(fileName: string, mimeType: string, bytes: Buffe
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   return { body: Buffer.concat([head, bytes, tail]), contentType: `multipart/form-data; boundary=${boundary}` };
 }
+
+const UNIQUE_PLACEHOLDER = 'bench-upload-000000000000';
+/** Bodies made so far by every generator: no two bodies of a run share their number. */
+let uniqueBodiesMade = 0;
+
+function crc32(bytes: Buffer): number {
+  let crc = 0xffffffff;
+  for (const byte of bytes) {
+    crc ^= byte;
+    for (let bit = 0; bit < 8; bit++) crc = crc & 1 ? (crc >>> 1) ^ 0xedb88320 : crc >>> 1;
+  }
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+/**
+ * Upload bodies whose files differ in one comment, each body of the run its own: a JPEG gets a COM
+ * segment after its SOI, a PNG a tEXt chunk after its IHDR (its CRC written again each time). The
+ * service answers a user's repeat upload of the same bytes with the image it already stored
+ * (deduplication), so a load of identical bodies would measure that answer, not uploads; the
+ * metadata stripper drops the comment, so what is stored is the photo's own bytes.
+ */
+export function uniqueMultipartUploads(fileName: string, mimeType: string, bytes: Buffer): { contentType: string; next: () => Buffer } {
+  const text = Buffer.from(UNIQUE_PLACEHOLDER, 'latin1');
+  let file: Buffer;
+  let crcSpan: { from: number; to: number } | null = null; // in the file: what a PNG chunk's CRC covers
+  if (bytes[0] === 0xff && bytes[1] === 0xd8) {
+    const segment = Buffer.concat([Buffer.from([0xff, 0xfe, 0, 0]), text]);
+    segment.writeUInt16BE(2 + text.length, 2);
+    file = Buffer.concat([bytes.subarray(0, 2), segment, bytes.subarray(2)]);
+  } else if (bytes.subarray(1, 4).toString('latin1') === 'PNG') {
+    const afterHeader = 8 + 12 + bytes.readUInt32BE(8);
+    const data = Buffer.concat([Buffer.from('Comment\0', 'latin1'), text]);
+    const chunk = Buffer.alloc(12 + data.length);
+    chunk.writeUInt32BE(data.length, 0);
+    chunk.write('tEXt', 4, 'latin1');
+    data.copy(chunk, 8);
+    file = Buffer.concat([bytes.subarray(0, afterHeader), chunk, bytes.subarray(afterHeader)]);
+    crcSpan = { from: afterHeader + 4, to: afterHeader + 8 + data.length };
+  } else {
+    throw new Error(`uniqueMultipartUploads: ${fileName} is neither a JPEG nor a PNG`);
+  }
+  const { body, contentType } = multipartUpload(fileName, mimeType, file);
+  const fileAt = body.indexOf(file);
+  const digitsAt = body.indexOf(text) + UNIQUE_PLACEHOLDER.length - 12;
+  return {
+    contentType,
+    next() {
+      uniqueBodiesMade += 1;
+      const copy = Buffer.from(body);
+      copy.write(String(uniqueBodiesMade).padStart(12, '0'), digitsAt, 'latin1');
+      if (crcSpan) copy.writeUInt32BE(crc32(copy.subarray(fileAt + crcSpan.from, fileAt + crcSpan.to)), fileAt + crcSpan.to);
+      return copy;
+    },
+  };
+}

@@ -9,21 +9,23 @@ export interface LoadOptions {
   amount?: number;
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
-  body?: Buffer;
+  /** The body of every request, or a function giving each request its own. */
+  body?: Buffer | (() => Buffer);
   /** Request paths taken in turn (pages, queries); default: the url's own. */
   paths?: string[];
 }
 
 function requestsOf(options: LoadOptions): autocannon.Options['requests'] {
-  const paths = options.paths;
-  if (!paths || paths.length === 0) return undefined;
+  const paths = options.paths && options.paths.length > 0 ? options.paths : null;
+  const bodyOf = typeof options.body === 'function' ? options.body : null;
+  if (!paths && !bodyOf) return undefined;
   let next = 0;
   return [
     {
       setupRequest: (request) => {
-        const path = paths[next % paths.length]!;
+        const path = paths ? paths[next % paths.length]! : request.path;
         next++;
-        return { ...request, path };
+        return { ...request, path, ...(bodyOf ? { body: bodyOf() } : {}) };
       },
     },
   ];
@@ -46,7 +48,7 @@ function autocannonOptions(options: LoadOptions): autocannon.Options {
     ...(options.amount !== undefined ? { amount: options.amount } : { duration: options.durationSec ?? 5 }),
     method: options.method ?? 'GET',
     headers: options.headers,
-    body: options.body,
+    body: typeof options.body === 'function' ? undefined : options.body,
     timeout: 60,
     requests: requestsOf(options),
   };

@@ -14,7 +14,7 @@
 import path from 'node:path';
 import { Client } from 'pg';
 import type { Side } from './alternate';
-import { multipartUpload, seedImageRows } from './dataset';
+import { seedImageRows, uniqueMultipartUploads } from './dataset';
 import { stopGroup, type Lifecycle } from './lifecycle';
 import type { LoadOptions } from './load';
 import type { ProcessGroup } from './proc';
@@ -116,7 +116,7 @@ export async function replicasScenario(bench: ReplicasBench, uploads: ReplicasUp
     const rows = [listRow, toolsRow];
     // A smoke run shows the harness works: one photo size is enough.
     for (const size of mode.smoke ? uploads.sizes.slice(0, 1) : uploads.sizes) {
-      const { body, contentType } = multipartUpload('photo.jpg', 'image/jpeg', uploads.photos.get(size.label)!);
+      const { next: body, contentType } = uniqueMultipartUploads('photo.jpg', 'image/jpeg', uploads.photos.get(size.label)!);
       // As in the upload scenario: each slice waits for the uploads still in flight, and checks every answer stored an image.
       const counted = (side: Side): Side => ({
         async warm() {
