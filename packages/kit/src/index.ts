@@ -33,3 +33,4 @@ export {
   updateInBatches,
   widenVarchar,
 } from './db/online-migration';
+export { createJobLease, type JobLease } from './jobs/job-lease';

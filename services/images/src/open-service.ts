@@ -1,7 +1,7 @@
 import type express from 'express';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { claimEmbeddedDatabase, connectsDirectly, createLogger, openDb, prepareDatabase, serveAdminCommands } from '@platform/kit';
+import { claimEmbeddedDatabase, connectsDirectly, createJobLease, createLogger, openDb, prepareDatabase, serveAdminCommands } from '@platform/kit';
 import { createApp, createReadiness, createServices, type Readiness, type Services } from './app';
 import { runAdminCommand } from './admin/commands';
 import type { ImagesConfig } from './config';
@@ -10,7 +10,6 @@ import { createMetrics, type Metrics } from './metrics/metrics';
 import { createImagesRepository } from './images/images-repository';
 import { createStorage, type Storage } from './storage/storage';
 import { migrationSource } from './db/migration-source';
-import { createJobLease } from './jobs/job-lease';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { watchPreparedStatements } from './db/statement-watch';

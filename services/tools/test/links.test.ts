@@ -6,7 +6,7 @@ import sharp from 'sharp';
 import { runAdminCommand } from '../src/admin/commands';
 import { createIconRepository } from '../src/icons/icon-repository';
 import { startBackgroundJobs } from '../src/jobs/background-jobs';
-import { createJobLease } from '../src/jobs/job-lease';
+import { createJobLease } from '@platform/kit';
 import { createLinkChecker } from '../src/links/link-checker';
 import { createLinkRepository } from '../src/links/link-repository';
 import { createFetcher, type Fetcher, type FetcherOptions } from '../src/outbound/fetcher';

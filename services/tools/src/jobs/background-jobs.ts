@@ -7,7 +7,7 @@ import { createIconService } from '../icons/icon-service';
 import { createLinkChecker } from '../links/link-checker';
 import { createLinkRepository } from '../links/link-repository';
 import { createFetcher, type FetcherOptions } from '../outbound/fetcher';
-import { createJobLease, type JobLease } from './job-lease';
+import { createJobLease, type JobLease } from '@platform/kit';
 
 export interface BackgroundJobsOptions {
   db: Knex;

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 
 /**
- * A lease row per job in `job_leases`: whoever holds an unexpired lease runs the job; the others skip
+ * A lease row per job in the service's `job_leases` table (name primary key, holder, expires_at):
+ * whoever holds an unexpired lease runs the job; the others skip
  * it. A plain row (not an advisory lock) because knex's pool gives no lasting session to hold one on,
  * and a holder that dies simply lets its lease expire.
  */
