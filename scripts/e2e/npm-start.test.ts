@@ -161,7 +161,13 @@ describe('npm start (embedded mode as a real process)', () => {
           resolve({ status: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
         ),
       );
-    const uploaded = await uploader([path.join(dataDir, 'demo.jpg')]);
+    // A picture of its own: the demo's bytes with a JPEG comment after its start (the demo's own bytes
+    // would be answered with the demo image: the service deduplicates a user's repeat uploads).
+    const demo = readFileSync(path.join(dataDir, 'demo.jpg'));
+    const comment = Buffer.from('sent by the command-line uploader', 'latin1');
+    const segment = Buffer.concat([Buffer.from([0xff, 0xfe, 0, 2 + comment.length]), comment]);
+    writeFileSync(path.join(dataDir, 'photo.jpg'), Buffer.concat([demo.subarray(0, 2), segment, demo.subarray(2)]));
+    const uploaded = await uploader([path.join(dataDir, 'photo.jpg')]);
     expect([uploaded.status, uploaded.stderr]).toEqual([0, '']);
     expect(uploaded.stdout).toMatch(new RegExp(`^${base}/i/\\d{4}/\\d{2}/\\d{2}/[0-9a-f]{32}\\.jpg\\n$`));
     expect((await fetch(uploaded.stdout.trim())).status).toBe(200);

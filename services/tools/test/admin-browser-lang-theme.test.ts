@@ -7,75 +7,39 @@
  * English. Screenshots go to ADMIN_SCREENSHOT_DIR (`npm run screenshots:admin` sets docs/screenshots), else a
  * temp folder.
  */
-import http from 'node:http';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeWithChromium, launchChromium, seriousAxeViolations } from '@platform/kit/testing';
-import { addEditor } from './support/editors';
-import { importJson, openHarness, smallCatalog, type Harness } from './support/harness';
-import { adminScreenshotDir, listenOnLoopback } from './support/browser-site';
+import type { Page } from 'playwright-core';
+import { describeWithChromium, seriousAxeViolations } from '@platform/kit/testing';
+import { useAdminSite } from './support/browser-site';
 import { ADMIN_SCRIPTS, scriptsOf } from './support/admin-scripts';
 
 jest.setTimeout(60_000);
 
 describeWithChromium('editors admin in dark mode and in English, in Chromium', () => {
-  let harness: Harness;
-  let server: http.Server;
-  let base: string;
-  let browser: Browser;
-  let shotDir: string;
-  const contexts: BrowserContext[] = [];
-  const problems: string[] = [];
-
-  beforeAll(async () => {
-    harness = await openHarness();
-    await importJson(harness.db, smallCatalog);
-    await addEditor(harness.db, 'alice', 'correct horse');
-    ({ server, base } = await listenOnLoopback(harness.app({ config: { ANONYMOUS_RATE_LIMIT_PER_HOUR: '100000', SITE_CACHE_TTL_MS: '60000' } })));
-    shotDir = adminScreenshotDir('admin-shots-');
-    browser = await launchChromium();
-  }, 120_000);
-
-  afterAll(async () => {
-    await Promise.all(contexts.map((context) => context.close()));
-    await browser?.close();
-    await new Promise((resolve) => server?.close(resolve));
-    await harness?.close();
-  });
-
-  async function newPage(options: { colorScheme?: 'light' | 'dark'; locale?: string } = {}): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1, locale: options.locale ?? 'zh-CN', colorScheme: options.colorScheme ?? 'light' });
-    contexts.push(context);
-    await context.route((url) => url.origin !== base, (route) => route.abort('connectionrefused'));
-    const page = await context.newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(message.text());
-    });
-    page.on('pageerror', (error) => problems.push(error.message));
-    return page;
-  }
+  const site = useAdminSite({ shotPrefix: 'admin-shots-' });
+  const newPage = site.newPage;
 
   async function expectAccessible(page: Page): Promise<void> {
     await expect(scriptsOf(page)).resolves.toEqual(ADMIN_SCRIPTS);
     expect(await seriousAxeViolations(page)).toEqual([]);
   }
 
-  const shoot = (page: Page, name: string) => page.screenshot({ path: path.join(shotDir, `${name}.png`), fullPage: true });
+  const shoot = (page: Page, name: string) => page.screenshot({ path: path.join(site.shotDir, `${name}.png`), fullPage: true });
   const background = (page: Page) => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
   const DARK_BG = 'rgb(15, 17, 23)';
   const LIGHT_BG = 'rgb(245, 246, 250)';
 
   async function signIn(page: Page, labels: { name: string; password: string; button: string }): Promise<void> {
-    await page.goto(`${base}/admin/`);
+    await page.goto(`${site.base}/admin/`);
     await page.getByLabel(labels.name).fill('alice');
     await page.getByLabel(labels.password).fill('correct horse');
     await page.getByRole('button', { name: labels.button }).click();
-    await page.waitForURL(`${base}/admin/tools`);
+    await page.waitForURL(`${site.base}/admin/tools`);
   }
 
   it('when the system prefers dark, then the admin is dark from the sign-in page on, and passes axe', async () => {
     const page = await newPage({ colorScheme: 'dark' });
-    await page.goto(`${base}/admin/`);
+    await page.goto(`${site.base}/admin/`);
     expect(await background(page)).toBe(DARK_BG);
     await expectAccessible(page);
     await shoot(page, 'directory-admin-sign-in-dark');
@@ -88,7 +52,7 @@ describeWithChromium('editors admin in dark mode and in English, in Chromium', (
     await expect(page.getByRole('alert').count()).resolves.toBe(1);
     await expectAccessible(page);
     await shoot(page, 'directory-admin-tool-form-dark');
-    await page.goto(`${base}/admin/import`);
+    await page.goto(`${site.base}/admin/import`);
     await expectAccessible(page);
   });
 
@@ -108,7 +72,7 @@ describeWithChromium('editors admin in dark mode and in English, in Chromium', (
         if (document.readyState === 'interactive') (window as unknown as { themeAtParse: string | null }).themeAtParse = document.documentElement.getAttribute('data-theme');
       });
     });
-    await page.goto(`${base}/admin/categories`);
+    await page.goto(`${site.base}/admin/categories`);
     await expect(page.evaluate(() => (window as unknown as { themeAtParse: string | null }).themeAtParse)).resolves.toBe('dark');
     expect(await background(page)).toBe(DARK_BG);
     await expectAccessible(page);
@@ -122,7 +86,7 @@ describeWithChromium('editors admin in dark mode and in English, in Chromium', (
 
   it('when the browser prefers English, then the admin is English; an editor adds a tool (refused once), features and deletes it in English', async () => {
     const page = await newPage({ locale: 'en-US' });
-    await page.goto(`${base}/admin/`);
+    await page.goto(`${site.base}/admin/`);
     await expect(page.locator('html').getAttribute('lang')).resolves.toBe('en');
     await expectAccessible(page);
     await shoot(page, 'directory-admin-sign-in-en');
@@ -144,39 +108,39 @@ describeWithChromium('editors admin in dark mode and in English, in Chromium', (
     await page.getByLabel('Category').selectOption({ index: 1 });
     await shoot(page, 'directory-admin-tool-form-en');
     await page.getByRole('button', { name: 'Save' }).click();
-    await page.waitForURL(`${base}/admin/tools?done=saved`);
+    await page.waitForURL(`${site.base}/admin/tools?done=saved`);
     await expect(page.getByRole('status').textContent()).resolves.toBe('Saved.');
 
-    await page.goto(`${base}/admin/tools?q=vite`);
+    await page.goto(`${site.base}/admin/tools?q=vite`);
     await page.getByRole('row', { name: /Vite/ }).getByRole('button', { name: 'Feature' }).click();
     await expect(page.getByRole('status').textContent()).resolves.toBe('Featured.');
-    await page.goto(`${base}/admin/tools?q=vite`);
+    await page.goto(`${site.base}/admin/tools?q=vite`);
     await page.getByRole('row', { name: /Vite/ }).getByRole('link', { name: 'Delete' }).click();
     await expect(page.getByRole('heading', { name: 'Delete “Vite”?' }).count()).resolves.toBe(1);
     await expectAccessible(page);
     await page.getByRole('button', { name: 'Delete' }).click();
     await expect(page.getByRole('status').textContent()).resolves.toBe('Deleted.');
-    expect((await harness.db('tools').where({ slug: 'vite' })).length).toBe(0);
+    expect((await site.harness.db('tools').where({ slug: 'vite' })).length).toBe(0);
   });
 
   it('when an editor switches the language in the header, then the admin stays in that language on the next pages', async () => {
     const page = await newPage({ locale: 'zh-CN' });
     await signIn(page, { name: '用户名', password: '密码', button: '登录' });
-    await page.goto(`${base}/admin/keys`);
+    await page.goto(`${site.base}/admin/keys`);
     await page.getByRole('link', { name: 'Switch to English' }).click();
-    await page.waitForURL(`${base}/admin/keys`);
+    await page.waitForURL(`${site.base}/admin/keys`);
     await expect(page.getByRole('heading', { level: 1 }).first().textContent()).resolves.toBe('API keys');
-    await page.goto(`${base}/admin/import`);
+    await page.goto(`${site.base}/admin/import`);
     await expect(page.getByRole('heading', { level: 1 }).first().textContent()).resolves.toBe('Import and export');
     await expectAccessible(page);
     await shoot(page, 'directory-admin-import-en');
     await page.getByRole('link', { name: '切换到中文' }).click();
-    await page.waitForURL(`${base}/admin/import`);
+    await page.waitForURL(`${site.base}/admin/import`);
     await expect(page.locator('html').getAttribute('lang')).resolves.toBe('zh-CN');
     await expect(page.getByRole('heading', { level: 1 }).first().textContent()).resolves.toBe('导入与导出');
   });
 
   it('when the pages were shown, then the browser reported no error (no CSP refusal of the theme scripts)', () => {
-    expect(problems.filter((problem) => !/Failed to load resource: the server responded with a status of (401|409|422|201)/.test(problem))).toEqual([]);
+    expect(site.problems.filter((problem) => !/Failed to load resource: the server responded with a status of (401|409|422|201)/.test(problem))).toEqual([]);
   });
 });

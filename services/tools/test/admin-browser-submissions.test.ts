@@ -5,66 +5,30 @@
  * and it is on the public site. axe-core on the form (light and dark, with errors) and on the queue.
  * Screenshots go to ADMIN_SCREENSHOT_DIR (`npm run screenshots:admin` sets docs/screenshots), else a temp folder.
  */
-import http from 'node:http';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { addEditor } from './support/editors';
-import { describeWithChromium, launchChromium, seriousAxeViolations } from '@platform/kit/testing';
-import { importJson, openHarness, smallCatalog, type Harness } from './support/harness';
-import { adminScreenshotDir, listenOnLoopback } from './support/browser-site';
+import type { Page } from 'playwright-core';
+import { describeWithChromium, seriousAxeViolations } from '@platform/kit/testing';
+import { useAdminSite } from './support/browser-site';
 import { ADMIN_SCRIPTS, scriptsOf } from './support/admin-scripts';
 
 
 jest.setTimeout(180_000);
 
 describeWithChromium('submissions in Chromium', () => {
-  let harness: Harness;
-  let server: http.Server;
-  let base: string;
-  let browser: Browser;
-  let shotDir: string;
-  const contexts: BrowserContext[] = [];
-  const problems: string[] = [];
-
-  beforeAll(async () => {
-    harness = await openHarness();
-    await importJson(harness.db, smallCatalog);
-    await addEditor(harness.db, 'alice', 'correct horse');
-    ({ server, base } = await listenOnLoopback(harness.app({ config: { ANONYMOUS_RATE_LIMIT_PER_HOUR: '100000', SITE_CACHE_TTL_MS: '60000' } })));
-    shotDir = adminScreenshotDir('submit-shots-');
-    browser = await launchChromium();
-  }, 120_000);
-
-  afterAll(async () => {
-    await Promise.all(contexts.map((context) => context.close()));
-    await browser?.close();
-    await new Promise((resolve) => server?.close(resolve));
-    await harness?.close();
-  });
-
-  async function newPage(options: { colorScheme?: 'light' | 'dark'; javaScriptEnabled?: boolean } = {}): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1, locale: 'zh-CN', colorScheme: options.colorScheme ?? 'light', javaScriptEnabled: options.javaScriptEnabled ?? true });
-    contexts.push(context);
-    await context.route((url) => url.origin !== base, (route) => route.abort('connectionrefused'));
-    const page = await context.newPage();
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(message.text());
-    });
-    page.on('pageerror', (error) => problems.push(error.message));
-    return page;
-  }
+  const site = useAdminSite({ shotPrefix: 'submit-shots-' });
+  const newPage = site.newPage;
 
   /** axe-core (injected by the test) finds no serious or critical violation. */
   async function expectAccessible(page: Page): Promise<void> {
     expect(await seriousAxeViolations(page)).toEqual([]);
   }
 
-  const shoot = (page: Page, name: string) => page.screenshot({ path: path.join(shotDir, `${name}.png`), fullPage: true });
+  const shoot = (page: Page, name: string) => page.screenshot({ path: path.join(site.shotDir, `${name}.png`), fullPage: true });
 
   it('when the form is shown in light and dark, empty and refused, then axe-core finds no serious or critical violation', async () => {
     for (const colorScheme of ['light', 'dark'] as const) {
       const page = await newPage({ colorScheme });
-      await page.goto(`${base}/submit`);
+      await page.goto(`${site.base}/submit`);
       // The system's preference picks the theme (no data-theme until the visitor toggles): the card's colour shows which.
       await expect(page.evaluate(() => getComputedStyle(document.querySelector('.submit-page')!).backgroundColor)).resolves.toBe(colorScheme === 'light' ? 'rgb(255, 255, 255)' : 'rgb(24, 27, 36)');
       await expectAccessible(page);
@@ -76,14 +40,14 @@ describeWithChromium('submissions in Chromium', () => {
       await shoot(page, colorScheme === 'light' ? 'submit-errors' : 'submit-errors-dark');
       await page.close();
     }
-    expect(await harness.db('tool_submissions').count({ n: '*' }).then((rows) => Number(rows[0]!.n))).toBe(0);
+    expect(await site.harness.db('tool_submissions').count({ n: '*' }).then((rows) => Number(rows[0]!.n))).toBe(0);
   });
 
   it('when a visitor without JavaScript suggests a tool and an editor approves it, then it is on the public site', async () => {
     const visitor = await newPage({ javaScriptEnabled: false });
-    await visitor.goto(`${base}/`);
+    await visitor.goto(`${site.base}/`);
     await visitor.getByRole('contentinfo').getByRole('link', { name: '提交工具' }).click();
-    await visitor.waitForURL(`${base}/submit`);
+    await visitor.waitForURL(`${site.base}/submit`);
     await visitor.getByLabel('工具名称').fill('Excalidraw');
     await visitor.getByLabel('网址').fill('excalidraw.com');
     await visitor.getByLabel('分类').selectOption({ label: '图片处理' });
@@ -93,15 +57,15 @@ describeWithChromium('submissions in Chromium', () => {
     await expect(visitor.getByLabel('工具名称').inputValue()).resolves.toBe('Excalidraw');
     await visitor.getByLabel('网址').fill('https://excalidraw.com');
     await visitor.getByRole('button', { name: '提交', exact: true }).click();
-    await visitor.waitForURL(`${base}/submit/thanks`);
+    await visitor.waitForURL(`${site.base}/submit/thanks`);
     await expect(visitor.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('感谢提交');
 
     const editor = await newPage();
-    await editor.goto(`${base}/admin/submissions`);
+    await editor.goto(`${site.base}/admin/submissions`);
     await editor.getByLabel('用户名').fill('alice');
     await editor.getByLabel('密码').fill('correct horse');
     await editor.getByRole('button', { name: '登录' }).click();
-    await editor.waitForURL(`${base}/admin/submissions`);
+    await editor.waitForURL(`${site.base}/admin/submissions`);
     await expect(editor.getByRole('navigation', { name: '管理导航' }).getByRole('link', { name: /投稿/ }).textContent()).resolves.toContain('投稿1');
     await expect(editor.getByText('手绘风格的在线白板').count()).resolves.toBe(1);
     await expect(scriptsOf(editor)).resolves.toEqual(ADMIN_SCRIPTS);
@@ -109,23 +73,23 @@ describeWithChromium('submissions in Chromium', () => {
     await shoot(editor, 'directory-admin-submissions');
 
     await editor.getByRole('link', { name: /^通过\s*：Excalidraw$/ }).click();
-    await editor.waitForURL(`${base}/admin/submissions/1/approve`);
+    await editor.waitForURL(`${site.base}/admin/submissions/1/approve`);
     await expect(editor.getByLabel('Slug（网址名）').inputValue()).resolves.toBe('excalidraw-com');
     await expectAccessible(editor);
     await editor.getByLabel('Slug（网址名）').fill('excalidraw');
     await editor.getByLabel('标签').fill('白板, 画图');
     await editor.getByRole('button', { name: '保存' }).click();
-    await editor.waitForURL(`${base}/admin/submissions?done=approved`);
+    await editor.waitForURL(`${site.base}/admin/submissions?done=approved`);
     await expect(editor.getByRole('status').textContent()).resolves.toBe('已通过，工具已收录。');
     await expect(editor.getByText('没有待审核的投稿。').count()).resolves.toBe(1);
 
-    await visitor.goto(`${base}/category/image`);
+    await visitor.goto(`${site.base}/category/image`);
     await expect(visitor.locator('.tool-card[data-slug="excalidraw"]').count()).resolves.toBe(1);
-    await visitor.goto(`${base}/tool/excalidraw`);
+    await visitor.goto(`${site.base}/tool/excalidraw`);
     await expect(visitor.getByRole('heading', { level: 1 }).textContent()).resolves.toContain('Excalidraw');
   });
 
   it('when the pages were shown, then the browser reported no error (no CSP refusal)', () => {
-    expect(problems.filter((problem) => !/Failed to load resource: the server responded with a status of (422)/.test(problem))).toEqual([]);
+    expect(site.problems.filter((problem) => !/Failed to load resource: the server responded with a status of (422)/.test(problem))).toEqual([]);
   });
 });
