@@ -139,9 +139,10 @@ describeReal('rolling restart through nginx (two replicas of each service)', () 
 
   test('when an upload reaches a replica that resets the connection without answering, then with an Idempotency-Key nginx passes it to the other and it is stored once; without one it answers 502', async () => {
     const [resetting, living] = platform.images as [Replica, Replica];
+    let sent = 0;
     const upload = async (name: string, headers: Record<string, string>) => {
       const form = new FormData();
-      form.append('file', new Blob([new Uint8Array(await distinctImage(1_000_000 + name.length))], { type: 'image/png' }), name);
+      form.append('file', new Blob([new Uint8Array(await distinctImage(1_000_000 + (sent += 1)))], { type: 'image/png' }), name);
       const res = await fetch(`${platform.baseUrl}/api/image.php?action=upload`, { method: 'POST', body: form, headers: { 'X-API-Token': token, ...headers } });
       return { status: res.status, body: await res.json(), requestId: res.headers.get('x-request-id')! };
     };

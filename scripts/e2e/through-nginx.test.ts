@@ -48,10 +48,14 @@ interface AccessLogEntry {
  */
 const pace = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+let photosMade = 0;
+
+/** A JPEG of its own pattern: no two calls give the same file (the service deduplicates a user's repeat uploads). */
 async function photo(width: number, height: number): Promise<Buffer> {
   const channels = 3;
   const pixels = Buffer.alloc(width * height * channels);
-  for (let i = 0; i < pixels.length; i++) pixels[i] = (i * 7) % 251;
+  photosMade += 1;
+  for (let i = 0; i < pixels.length; i++) pixels[i] = (i * 7 + photosMade * 13) % 251;
   return sharp(pixels, { raw: { width, height, channels } }).jpeg({ quality: 90 }).toBuffer();
 }
 

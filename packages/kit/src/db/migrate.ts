@@ -57,6 +57,14 @@ async function createKnexTables(db: Knex): Promise<void> {
     await trx.raw('CREATE TABLE IF NOT EXISTS knex_migrations (id serial PRIMARY KEY, name varchar(255), batch integer, migration_time timestamptz)');
     await trx.raw('CREATE TABLE IF NOT EXISTS knex_migrations_lock (index serial PRIMARY KEY, is_locked integer)');
     await trx.raw('INSERT INTO knex_migrations_lock (is_locked) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM knex_migrations_lock)');
+    // Each migration is recorded once. knex checks what is applied before it takes its lock, and when a
+    // pending migration runs outside a transaction (CREATE INDEX CONCURRENTLY) it does not check again
+    // once it has the lock: a replica that listed a migration just before another replica applied it
+    // would apply it again and record it twice. With the name unique, its record fails (23505, which
+    // migrateToLatest tries again: it then finds nothing pending); the migrations are written to be run
+    // again (IF NOT EXISTS, concurrent indexes made or remade). Doubles recorded before this are removed.
+    await trx.raw('DELETE FROM knex_migrations AS later USING knex_migrations AS first WHERE later.name = first.name AND later.id > first.id');
+    await trx.raw('CREATE UNIQUE INDEX IF NOT EXISTS knex_migrations_name_unique ON knex_migrations (name)');
   });
 }
 
