@@ -64,4 +64,19 @@ describeWithRealServer('TEST_DATABASE_URL', 'list at scale (real Postgres, 100,0
     expect(text).toMatch(/Index Scan|Index Only Scan|Bitmap Index Scan/);
     expect(text).not.toMatch(/Seq Scan on images/);
   });
+
+  test('when a word is searched for a user whose images are older than another user\'s, then Postgres walks that user\'s own index, not the primary key through the other\'s rows', async () => {
+    const user = await svc.db('users').where({ name: 'heavy' }).first('id');
+    const planOf = async (sql: string) => {
+      const plan = await svc.db.raw(`EXPLAIN ${sql}`, [user.id]);
+      return plan.rows.map((row: Record<string, string>) => row['QUERY PLAN']).join('\n');
+    };
+    // The two walks of a search (src/images/listing-repository.ts): the newest names it samples, and a common word's page.
+    const sample = await planOf("SELECT lower(original_name) AS name FROM images WHERE user_id = ? AND status = 'stored' ORDER BY id DESC LIMIT 1000");
+    const page = await planOf("SELECT id FROM images WHERE user_id = ? AND status = 'stored' AND lower(original_name) LIKE '%img\\_%' ESCAPE '\\' ORDER BY id DESC LIMIT 20 OFFSET 80");
+    for (const plan of [sample, page]) {
+      expect(plan).toMatch(/Index Only Scan using images_user_status_id_name/);
+      expect(plan).not.toMatch(/images_pkey/);
+    }
+  });
 });

@@ -15,6 +15,7 @@ import * as importRecords from '../../migrations/20261127203800_import_records';
 import * as shareLinks from '../../migrations/20261127203834_share_links';
 import * as albumPages from '../../migrations/20261128003000_album_pages';
 import * as dedupAndExpiry from '../../migrations/20261128003100_dedup_and_expiry';
+import * as searchWalkIndexes from '../../migrations/20261128045000_search_walk_indexes';
 
 // Imported explicitly so the same list works under tsx, jest and the compiled dist/ build.
 const migrations: ReadonlyArray<readonly [string, Knex.Migration]> = [
@@ -33,6 +34,7 @@ const migrations: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['20261127203834_share_links', shareLinks],
   ['20261128003000_album_pages', albumPages],
   ['20261128003100_dedup_and_expiry', dedupAndExpiry],
+  ['20261128045000_search_walk_indexes', searchWalkIndexes],
 ];
 
 export const migrationSource = listedMigrations(migrations);

@@ -51,60 +51,82 @@ const pageSql = (status: ImageStatus, byCategory: boolean) => `
   ORDER BY ${pageOrder(status, 'page.')}`;
 
 /**
- * How many matching names a search counts, at most, for its exact total; and how many of the user's
- * newest images (in the status and category) it samples for an estimate beyond that. Counting every
- * match of a common word is what made it slow: 100,000 of 1,000,000 names matching "holiday" cost a
- * bitmap of all of them and a recheck of each row (tens of ms alone, over 300 ms at c=16 on 2 cores),
- * on every page. Beyond EXACT_UP_TO matches the total is an estimate, and the answer says so
- * (`total_estimated`, docs/api-decisions.md "Keyword search totals").
+ * How a search's total is found. Counting every match of a common word is what made it slow: 100,000
+ * of 1,000,000 names matching "holiday" cost a walk or a bitmap of all of them, on every page. So a
+ * search first reads the user's newest ESTIMATE_SAMPLE names (in the status and category, an
+ * index-only walk: see below) and the user's image count there (the per-category counters). When the
+ * sample is all there is, its matches are the exact total. When the share it finds, applied to the
+ * image count, is at most COUNTED_UP_TO, the word is rare: its matches are counted (up to
+ * EXACT_UP_TO + 1), which the trigram index does cheaply for a rare word. Beyond that the total is an
+ * estimate (the share times the count) and the answer says so (`total_estimated`,
+ * docs/api-decisions.md "Keyword search totals"). Counting a word the sample finds more often costs
+ * a walk of all the user's names or a bitmap of every user's matches: for 1,000 matches among
+ * 100,000 names, 15–140 ms on a busy machine, far above what a page may cost.
  */
 export const EXACT_UP_TO = 1_000;
 export const ESTIMATE_SAMPLE = 1_000;
+export const COUNTED_UP_TO = 500;
 
 /**
- * A page of the names containing a pattern, and what its total is made from, in one snapshot: the
- * matches counted up to EXACT_UP_TO + 1 (a LIMIT under the count, so a common word stops early;
- * newest first, as the page: without an order Postgres chose a sequential scan, which for a user whose
- * rows lie after another's 1,000,000 read 417,290 rows before its first match, 719 ms); only
- * when there are more, the user's image count in the status and category (the counters, as for a
- * plain page) and how many of their newest ESTIMATE_SAMPLE names match (those two are scalar
- * subqueries behind a CASE: Postgres runs them only when the CASE needs them). The page itself has no
- * window count, so Postgres may walk the (user, status, id) index newest first and stop after the
- * page for a common word, or take the trigram index for a rare one: its choice, by the pattern's
- * estimated selectivity. Its best plan depends on the pattern, which a generic plan cannot see;
- * Postgres keeps planning it for each run's values (with LIMIT and OFFSET as parameters it prices a
- * generic plan far above a custom one). A page past the end still answers one row: the counts alone.
+ * A page of the names containing a pattern, and what its total is made from, in one snapshot.
+ *
+ * The walks read the index (user_id, status, id DESC, lower(original_name)) INCLUDE (original_name)
+ * (and its per-category twin; migrations/20261128045000_search_walk_indexes): Postgres takes the
+ * lowered name from the index instead of lowering each row's name again (about 3 µs a row, which was
+ * most of a walk's cost) and never visits the table for rows that do not match. The page is chosen as
+ * ids first (that walk, or the trigram index for a rare word: Postgres's choice by the pattern's
+ * estimated share) and only its rows are read whole. The count is a scalar subquery behind a CASE:
+ * Postgres runs it only when the sample says the word is rare (COUNTED_UP_TO). A page past the end
+ * still answers one row: the counts alone.
  */
 const searchSql = (status: ImageStatus, byCategory: boolean) => {
   const matches = `lower(original_name) LIKE lower(:pattern) ESCAPE '\\'`;
   const matching = `${owned(status, byCategory)} AND ${matches}`;
   return `
-  SELECT page.*, counted.matched,
-    CASE WHEN counted.matched > ${EXACT_UP_TO} THEN (SELECT coalesce(sum(count), 0) FROM image_counts WHERE ${owned(status, byCategory)}) END AS owned,
-    CASE WHEN counted.matched > ${EXACT_UP_TO} THEN (
-      SELECT count(*) FILTER (WHERE ${matches}) FROM (SELECT original_name FROM images WHERE ${owned(status, byCategory)} ORDER BY id DESC LIMIT ${ESTIMATE_SAMPLE}) AS newest
-    ) END AS sample_matched
-  FROM (SELECT count(*) AS matched FROM (SELECT 1 FROM images WHERE ${matching} ORDER BY id DESC LIMIT ${EXACT_UP_TO + 1}) AS upto) AS counted
+  SELECT page.*, counts.owned, counts.sampled, counts.sample_matched,
+    CASE WHEN counts.sampled >= ${ESTIMATE_SAMPLE} AND counts.owned * counts.sample_matched <= ${COUNTED_UP_TO * ESTIMATE_SAMPLE} THEN (
+      SELECT count(*) FROM (SELECT 1 FROM images WHERE ${matching} LIMIT ${EXACT_UP_TO + 1}) AS upto
+    ) END AS matched
+  FROM (
+    SELECT (SELECT coalesce(sum(count), 0) FROM image_counts WHERE ${owned(status, byCategory)}) AS owned, newest.*
+    FROM (
+      SELECT count(*) AS sampled, count(*) FILTER (WHERE name LIKE lower(:pattern) ESCAPE '\\') AS sample_matched
+      FROM (SELECT lower(original_name) AS name FROM images WHERE ${owned(status, byCategory)} ORDER BY id DESC LIMIT ${ESTIMATE_SAMPLE}) AS sample
+    ) AS newest
+  ) AS counts
   LEFT JOIN LATERAL (
-    SELECT ${COLUMNS} FROM images WHERE ${matching} ORDER BY ${pageOrder(status, '')} LIMIT :limit OFFSET :offset
+    SELECT ${COLUMNS} FROM images WHERE id IN (
+      SELECT id FROM images WHERE ${matching} ORDER BY ${pageOrder(status, '')} LIMIT :limit OFFSET :offset
+    )
   ) AS page ON true
   WHERE ${LIVE}
   ORDER BY ${pageOrder(status, 'page.')}`;
 };
 
+/** What a search's total is made from (searchSql's counts). `matched` only when they were counted. */
+export interface SearchCounts {
+  /** The user's images in the status and category. */
+  owned: number;
+  /** How many of their newest were sampled (ESTIMATE_SAMPLE, or fewer when that is all there are), and how many of those match. */
+  sampled: number;
+  sampleMatched: number;
+  /** The matches counted up to EXACT_UP_TO + 1, or null when the sample put them beyond COUNTED_UP_TO. */
+  matched: number | null;
+}
+
 /**
- * A search's total from its counts: exact when at most EXACT_UP_TO names match, when the user's
- * images fit in the sample, or when the page found the end (a partial page: the matches before it
- * and on it). Otherwise an estimate: the user's images in the status and category times the share of
- * their newest ESTIMATE_SAMPLE that match, kept consistent with what the page shows (more than
- * EXACT_UP_TO, at least the matches up to the end of a full page, at most the images there are).
+ * A search's total from its counts: exact when the sample was every image there is, when the matches
+ * were counted and are at most EXACT_UP_TO, or when the page found the end (a partial page: the
+ * matches before it and on it). Otherwise an estimate: the image count times the sample's share, kept
+ * consistent with what is known (more than EXACT_UP_TO when the count reached past it, at least the
+ * matches up to the end of a full page, at most the images there are).
  */
-export function searchTotal(counts: { matched: number; owned: number | null; sampleMatched: number | null }, page: { offset: number; limit: number; rows: number }): { total: number; estimated: boolean } {
-  if (counts.matched <= EXACT_UP_TO || counts.owned === null || counts.sampleMatched === null) return { total: counts.matched, estimated: false };
+export function searchTotal(counts: SearchCounts, page: { offset: number; limit: number; rows: number }): { total: number; estimated: boolean } {
+  if (counts.sampled < ESTIMATE_SAMPLE) return { total: counts.sampleMatched, estimated: false };
+  if (counts.matched !== null && counts.matched <= EXACT_UP_TO) return { total: counts.matched, estimated: false };
   if (page.rows > 0 && page.rows < page.limit) return { total: page.offset + page.rows, estimated: false };
-  if (counts.owned <= ESTIMATE_SAMPLE) return { total: counts.sampleMatched, estimated: false };
   let total = Math.round((counts.owned * counts.sampleMatched) / ESTIMATE_SAMPLE);
-  total = Math.max(total, EXACT_UP_TO + 1);
+  if (counts.matched !== null) total = Math.max(total, EXACT_UP_TO + 1);
   // A full page: at least one more may follow. An empty page past the end: no more than the offset.
   total = page.rows > 0 ? Math.max(total, page.offset + page.rows + 1) : Math.min(total, page.offset);
   return { total: Math.min(total, counts.owned), estimated: true };
@@ -140,7 +162,7 @@ export function createListingRepository(db: Knex, options: { namedStatements: bo
     /**
      * A page and the exact total; null when the filter's credential is not live. Without a keyword the
      * total is a sum over the user's per-category counters (image_counts, kept by triggers in the same
-     * transactions as the rows); with one it is counted up to EXACT_UP_TO matches, and estimated
+     * transactions as the rows); with one it is counted (up to EXACT_UP_TO) for a rare word, and estimated
      * beyond (`totalEstimated`: see searchTotal).
      */
     async list(filter: ListFilter): Promise<{ rows: ListedImage[]; total: number; totalEstimated?: true } | null> {
@@ -149,10 +171,14 @@ export function createListingRepository(db: Knex, options: { namedStatements: bo
       if (rows.length === 0) return null;
       const first = rows[0]!;
       const listed = rows.filter((row) => row.id !== null).map(toListed);
-      if (first.matched === undefined) return { rows: listed, total: Number(first.total) };
-      const nullable = (value: unknown) => (value === null || value === undefined ? null : Number(value));
+      if (first.sampled === undefined) return { rows: listed, total: Number(first.total) };
       const { total, estimated } = searchTotal(
-        { matched: Number(first.matched), owned: nullable(first.owned), sampleMatched: nullable(first.sample_matched) },
+        {
+          owned: Number(first.owned),
+          sampled: Number(first.sampled),
+          sampleMatched: Number(first.sample_matched),
+          matched: first.matched === null || first.matched === undefined ? null : Number(first.matched),
+        },
         { offset: filter.offset, limit: filter.limit, rows: listed.length },
       );
       return { rows: listed, total, ...(estimated ? { totalEstimated: true as const } : {}) };

@@ -86,6 +86,8 @@ export interface BinItem {
 export interface Page<T> {
   list: T[];
   total: number;
+  /** A keyword search of a common word: `total` is an estimate. */
+  total_estimated?: true;
   page: number;
   limit: number;
 }

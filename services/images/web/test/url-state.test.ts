@@ -132,4 +132,23 @@ describeWithChromium('state in the URL, in Chromium', () => {
     await page.waitForURL(`${platform.baseUrl}/app/admin`);
     expect(problems).toEqual([]);
   }, 60000);
+
+  test('when a search matches so many images that the service estimates its total, then the count reads as an estimate', async () => {
+    // 3,000 image rows (no files: the gallery reads their thumbnails' failures as placeholders) named
+    // 'IMG_…' for gina: more than the newest 1,000 the service samples, a word in every one of them.
+    const gina = await platform.db('users').where({ name: 'gina' }).first('id');
+    const home = await platform.db('categories').where({ user_id: gina.id, is_default: true }).first('id');
+    await platform.db.raw(
+      `INSERT INTO images (user_id, category_id, storage_key, format, original_name, file_size, width, height, status, created_at)
+       SELECT ?, ?, 'estimate/' || g || '.png', 'png', 'IMG_' || lpad(g::text, 5, '0') || '.png', 100, 10, 10, 'stored', now()
+       FROM generate_series(1, 3000) AS g`,
+      [gina.id, home.id],
+    );
+    const countReads = (pattern: string) => page.waitForFunction((source) => new RegExp(source).test(document.querySelector('.count-pill')?.textContent ?? ''), pattern);
+    await page.goto(`${platform.baseUrl}/app/?q=IMG_`);
+    // Every sampled name matches: the estimate is all of gina's images (3,043), 'about' that many.
+    await countReads('^约 3043 张$');
+    await page.goto(`${platform.baseUrl}/app/?q=plain-0`);
+    await countReads('^共 9 张$');
+  });
 });

@@ -33,6 +33,7 @@ export function GalleryPage() {
   const wantedImage = Number(url.get('image')) || null;
   const [items, setItems] = useState<ImageItem[]>([]);
   const [total, setTotal] = useState(0);
+  const [totalEstimated, setTotalEstimated] = useState(false);
   const [page, setPage] = useState(0);
   const [loading, setLoading] = useState(false);
   const [loadError, setLoadError] = useState<string | null>(null);
@@ -66,6 +67,7 @@ export function GalleryPage() {
         if (mine !== generation.current) return;
         setItems((list) => (pageNumber === 1 ? answer.list : [...list, ...answer.list.filter((item) => !list.some((have) => have.id === item.id))]));
         setTotal(answer.total);
+        setTotalEstimated(answer.total_estimated === true);
         setPage(pageNumber);
       } catch (error) {
         if (mine === generation.current) setLoadError(said(error instanceof Error ? error.message : String(error)));
@@ -182,7 +184,7 @@ export function GalleryPage() {
         <h1 id={`${id}-title`} class="page-title">
           {t('galleryTitle')}
           <span class="count-pill" aria-live="polite">
-            {t('imageCount', { n: total })}
+            {t(totalEstimated ? 'imageCountAbout' : 'imageCount', { n: total })}
           </span>
         </h1>
         <a class="button primary" href={hrefOf('upload')} onClick={followLink}>

@@ -89,6 +89,7 @@ export const en: Record<MessageKey, string> = {
   categoryFilter: 'Category',
   allCategories: 'All categories',
   imageCount: '{n} images',
+  imageCountAbout: 'about {n} images',
   loadMore: 'Load more',
   selectImage: 'Select {name}',
   selectAllLoaded: 'Select all loaded',

@@ -87,6 +87,7 @@ export const zh = {
   categoryFilter: '分类',
   allCategories: '全部分类',
   imageCount: '共 {n} 张',
+  imageCountAbout: '约 {n} 张',
   loadMore: '加载更多',
   selectImage: '选择 {name}',
   selectAllLoaded: '全选已加载',

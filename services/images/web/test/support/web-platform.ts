@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import type { Knex } from 'knex';
 import pino from 'pino';
 import { createFrontDoor } from '../../../../../scripts/lib/front-door';
 import { loadV1Rewrites } from '../../../../../scripts/lib/v1-rewrites';
@@ -17,6 +18,8 @@ export interface WebPlatform {
   /** http://127.0.0.1:<port>: the app is at `${baseUrl}/app/`, and PUBLIC_BASE_URL is this too. */
   baseUrl: string;
   services: Services;
+  /** The images database, for rows a test needs in numbers no upload loop would make. */
+  db: Knex;
   /** Calls the image API as any client would (X-API-Token header), answering the envelope. */
   api(action: string, options?: { token?: string; method?: 'GET' | 'POST'; form?: Record<string, string> | FormData; query?: Record<string, string> }): Promise<{ code: number; msg: string; data?: any }>;
   close(): Promise<void>;
@@ -53,6 +56,7 @@ export async function startWebPlatform(env: Record<string, string> = {}): Promis
   return {
     baseUrl,
     services: images.services,
+    db: images.db,
     async api(action, options = {}) {
       const query = new URLSearchParams({ action, ...options.query });
       const headers: Record<string, string> = options.token ? { 'X-API-Token': options.token } : {};
