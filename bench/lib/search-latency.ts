@@ -23,7 +23,7 @@ export interface QueryLatency extends LatencyQuery {
   /**
    * Per search, the service's main thread's time on a CPU (its own work, collections included) and waiting
    * for one (the machine's other processes): from /proc/<pid>/task/<pid>/schedstat around each request.
-   * A slow search that ran as long as a fast one was waiting, not working.
+   * A slow search that ran as long as a fast one was waiting, not working. Empty where the kernel keeps no schedstat.
    */
   onCpuMs: number[];
   runqueueMs: number[];
@@ -42,10 +42,14 @@ async function searchOnce(base: string, query: string, limit?: number): Promise<
   return { slugs: body.data.data.map((tool) => tool.slug), total: body.data.total };
 }
 
-/** The main thread's nanoseconds on a CPU and waiting on the run queue (Linux's schedstat). */
-function mainThreadSchedule(pid: number): [number, number] {
-  const [onCpu, waiting] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ').map(Number);
-  return [onCpu!, waiting!];
+/** The main thread's nanoseconds on a CPU and waiting on the run queue (Linux's schedstat), or undefined where the kernel keeps none. */
+function mainThreadSchedule(pid: number): [number, number] | undefined {
+  try {
+    const [onCpu, waiting] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ').map(Number);
+    return [onCpu!, waiting!];
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -58,13 +62,15 @@ export async function measureLatencies(base: string, queries: LatencyQuery[], sa
   const started = performance.now();
   for (let round = 0; round < samples; round++) {
     for (const result of results) {
-      const [cpuBefore, waitBefore] = mainThreadSchedule(pid);
+      const before = mainThreadSchedule(pid);
       const begin = performance.now();
       await searchOnce(base, result.query);
       result.latenciesMs.push(performance.now() - begin);
-      const [cpuAfter, waitAfter] = mainThreadSchedule(pid);
-      result.onCpuMs.push((cpuAfter - cpuBefore) / 1e6);
-      result.runqueueMs.push((waitAfter - waitBefore) / 1e6);
+      const after = mainThreadSchedule(pid);
+      if (before && after) {
+        result.onCpuMs.push((after[0] - before[0]) / 1e6);
+        result.runqueueMs.push((after[1] - before[1]) / 1e6);
+      }
     }
     if ((round + 1) % 10 === 0 || round === samples - 1) log(`  round ${round + 1} / ${samples} (${((performance.now() - started) / 1000).toFixed(0)} s)`);
   }
@@ -124,7 +130,7 @@ export function latencyTables(
   row('**all**', results, quality.sampleAll, quality.largeAll);
   lines.push(
     '',
-    `Slowest ${worst} queries (on-CPU and waiting: the service's main thread's, per search; see measureLatencies):`,
+    `Slowest ${worst} queries (on-CPU and waiting: the service's main thread's, per search, where the kernel keeps schedstat; see measureLatencies):`,
     '',
     '| query | kind | matches | p50 ms | p99 ms | on-CPU p50 / p99 ms | waiting for a CPU p99 ms |',
     '|---|---|---:|---:|---:|---:|---:|',
