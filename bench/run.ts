@@ -287,6 +287,12 @@ async function startBench(mode: Mode, lifecycle: Lifecycle, workDir: string, bui
     SHUTDOWN_DRAIN_MS: '0',
   };
 
+  // The sample directory goes in before the tools service starts: the service builds its search index
+  // before it listens, so search answers from the whole directory from the first request. Seeded into a
+  // running service, the index would catch up only after the first searches (stale-while-rebuild, see
+  // search-engine.ts), and the judged set's first queries (target 8) would find nothing.
+  log('seeding the sample tool directory and an API key...');
+  const { apiKey } = await seedTools(toolsEnv);
   log('starting the stack: tools, images, redis-server, nginx...');
   const tools = await startService(lifecycle, workDir, 'tools', [process.execPath, 'services/tools/dist/src/main.js'], toolsEnv);
   // PUBLIC_BASE_URL names nginx, so nginx starts first, with the images service's port chosen in
@@ -314,8 +320,7 @@ async function startBench(mode: Mode, lifecycle: Lifecycle, workDir: string, bui
   const toolsGroups: ProcessGroup[] = [treeGroup('tools node', () => tools.process), postgres.backendGroup('tools pg', toolsDatabaseUrl), treeGroup('redis', () => redis.process), nginxGroup];
   const imagesGroups: ProcessGroup[] = [treeGroup('images node', () => images.process), postgres.backendGroup('images pg', imagesDatabaseUrl), nginxGroup];
 
-  log('seeding: sample tool directory, API key, image users...');
-  const { apiKey } = await seedTools(toolsEnv);
+  log('seeding: image users...');
   await createImagesGroup(imagesEnv, 'bench');
   const smallToken = await createImagesUser(imagesEnv, 'bench_small', 'bench');
   const largeToken = await createImagesUser(imagesEnv, 'bench_large', 'bench');
@@ -522,7 +527,7 @@ async function searchScenario(bench: Bench): Promise<void> {
   const groups: ProcessGroup[] = [treeGroup('tools node', () => service.process), postgres.backendGroup('tools pg', databaseUrl)];
   const before = await snapshotCpu(groups);
   const startedAt = performance.now();
-  const results = await measureLatencies(base, queries, mode.searchSamples, log);
+  const results = await measureLatencies(base, queries, mode.searchSamples, service.process.pid!, log);
   const seconds = (performance.now() - startedAt) / 1000;
   const cpu = await cpuSince(groups, before);
   // Again after the searches: the build's garbage has been collected by now.
@@ -538,10 +543,21 @@ async function searchScenario(bench: Bench): Promise<void> {
   });
   const over = results.filter((result) => percentile(result.latenciesMs, 99) > 20);
   const worstP99 = Math.max(...results.map((result) => percentile(result.latenciesMs, 99)));
+  // What the slow searches spent their time on: the service working (on a CPU) or waiting for a CPU.
+  const onCpu = results.flatMap((result) => result.onCpuMs);
+  const overOnCpu = results.filter((result) => percentile(result.onCpuMs, 99) > 20);
+  const slow = results.flatMap((result) => result.latenciesMs.flatMap((wall, i) => (wall > 20 ? [{ wall, onCpu: result.onCpuMs[i]!, waiting: result.runqueueMs[i]! }] : [])));
+  const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
+  const slowWall = sum(slow.map((sample) => sample.wall));
+  const slowShares = slow.length
+    ? `; the ${slow.length} searches over 20 ms: ${((100 * sum(slow.map((sample) => sample.onCpu))) / slowWall).toFixed(0)}% of their time on a CPU, ${((100 * sum(slow.map((sample) => sample.waiting))) / slowWall).toFixed(0)}% waiting for one`
+    : '';
   bench.checks.push({
     target: `7. search at ${size} tools, read cache off: p99 ≤ 20 ms for every judged query and prefix`,
     met: over.length === 0,
-    detail: `${over.length} of ${results.length} queries over; worst p99 ${worstP99.toFixed(1)} ms; all pooled p99 ${percentile(all, 99).toFixed(1)} ms`,
+    detail:
+      `${over.length} of ${results.length} queries over; worst p99 ${worstP99.toFixed(1)} ms; all pooled p99 ${percentile(all, 99).toFixed(1)} ms; ` +
+      (onCpu.length ? `service main thread on a CPU per search: pooled p99 ${percentile(onCpu, 99).toFixed(1)} ms, ${overOnCpu.length} queries over 20 ms${slowShares}` : 'no schedstat: time on a CPU not measured'),
   });
   const kindsMet = (byKind: Map<string, QualityFigures>) => [...byKind.values()].every((figures) => figures.successAt3 >= 0.85 && figures.recallAt10 >= 0.85);
   bench.checks.push({
@@ -564,6 +580,7 @@ async function searchScenario(bench: Bench): Promise<void> {
   );
   log(`  after the searches: RSS ${settled.rssMb.toFixed(0)} MB, heap used ${settled.heapUsedMb.toFixed(0)} MB`);
   log(`  pooled p50 ${percentile(all, 50).toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms; ${over.length} of ${results.length} queries with p99 over 20 ms`);
+  if (onCpu.length) log(`  service main thread on a CPU per search: p50 ${percentile(onCpu, 50).toFixed(1)} ms, p99 ${percentile(onCpu, 99).toFixed(1)} ms; ${overOnCpu.length} queries with on-CPU p99 over 20 ms${slowShares}`);
 }
 
 /** Target 3: images list and keyword search, a user with many images against one with 1,000. */

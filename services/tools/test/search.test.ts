@@ -127,6 +127,23 @@ describe('search over the sample dataset', () => {
     expect(forward[0]).toBe('xunjiepdf');
   });
 
+  it('when one word names a tool (ps → Photoshop through its alias), then that tool comes first and the other tools need only the other words', async () => {
+    const res = await search(`q=${encodeURIComponent('ps抠图')}&limit=50`);
+    expect(res.body.data.match).toEqual({ mode: 'all', terms: ['ps', '抠图'], ignored: [] });
+    const found = slugs(res);
+    expect(found[0]).toBe('photoshop');
+    expect(found).toContain('remove-bg');
+    // Photoshop, and exactly the tools 抠图 alone finds (none of which is named PS).
+    const cutout = slugs(await search(`q=${encodeURIComponent('抠图')}&limit=50`));
+    expect([...found].sort()).toEqual([...new Set(['photoshop', ...cutout])].sort());
+  });
+
+  it('when spaced latin words are a name written with a dot (chart js for Chart.js), then they are read joined, the alias of one of them (js) notwithstanding', async () => {
+    const res = await search(`q=${encodeURIComponent('chart js')}`);
+    expect(slugs(res)[0]).toBe('chartjs');
+    expect(res.body.data.match).toEqual({ mode: 'all', terms: ['chart js'], ignored: [] });
+  });
+
   it('when paging through a search, then the pages are disjoint, in rank order, with the true total and page count', async () => {
     const all = await search(`q=${encodeURIComponent('压缩')}&limit=50`);
     const total = all.body.data.total;

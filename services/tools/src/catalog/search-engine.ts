@@ -57,7 +57,7 @@ export interface SearchHits {
 /** The answer's `match` extension: how the keyword was read, and whether the tools match all of it. */
 export interface SearchMatch {
   mode: 'all' | 'partial';
-  /** The words every tool had to match (in `partial` mode: as many of them as any tool does). */
+  /** The words every tool had to match (in `partial` mode: as many of them as any tool does); a word naming a tool is required of no other tool (see rankTools). */
   terms: string[];
   /** Filler words (有没有, 推荐, 工具…) that only ranked. */
   ignored: string[];

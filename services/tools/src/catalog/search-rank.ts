@@ -44,6 +44,8 @@ const NAME_FIELD = 0;
 const ALIAS_FACTOR = 0.8;
 const SPLIT_FACTOR = 0.9;
 const OPTIONAL_SHARE = 0.2;
+/** A word naming a tool, matched by another tool (see rankTools): as much as the whole phrase. */
+const NAMING_SHARE = OPTIONAL_SHARE;
 /** A tool's name-field score when a part is its whole name, slug or a name part (the exact tier). */
 const EXACT_NAME = 100;
 const FEATURED_BONUS = 5;
@@ -181,25 +183,31 @@ export function rankTools(plan: TermPlan, index: SearchIndex, tools: RankedTool[
   };
   const size = index.size;
   const required = plan.required.map((term) => termScores(term, lookup, size));
+  // A word that names a tool (`ps` in ps抠图 names Photoshop through its alias, `notion` in `notion 模板`)
+  // finds that tool even without the other words (they say what to do with it), ranked as the name alone
+  // would rank it. Of the other tools it is not required, only ranks (NAMING_SHARE): the rest of the query
+  // says what they must do (抠图: remove.bg), and a long tail of tools whose pinyin initials happen to be
+  // `ps` must not shut them out. Unless every word names a tool (`notion obsidian`): then all are required.
+  const naming = required.map((term) => required.length > 1 && term.named.length > 0);
+  const relaxed = naming.some(Boolean) && !naming.every(Boolean);
+  const counted = relaxed ? required.filter((_, i) => !naming[i]) : required;
+  const ranking = relaxed ? required.filter((_, i) => naming[i]) : [];
   const { counts, score, order } = scratchFor(size);
   const touched: number[] = [];
   let best = 0;
-  for (const term of required) {
+  for (const term of counted) {
     for (const tool of term.tools) {
       if (counts[tool] === 0) touched.push(tool);
       counts[tool] = counts[tool]! + 1;
       if (counts[tool]! > best) best = counts[tool]!;
     }
   }
-  const complete = best === required.length;
-  const candidates = complete ? touched.filter((tool) => counts[tool] === required.length) : touched;
-  // A tool the query names (`ps` in ps抠图 names Photoshop through its alias, `notion` in `notion 模板`) is
-  // found by it even without the other words (they say what to do with it), ranked as the name alone would
-  // rank it among the tools that match every word.
+  const complete = best === counted.length;
+  const candidates = complete ? touched.filter((tool) => counts[tool] === counted.length) : touched;
   const named = new Map<number, number>();
   if (required.length > 1) {
-    for (const term of required) for (const tool of term.named) if (counts[tool]! < required.length) named.set(tool, Math.max(named.get(tool) ?? 0, term.scores[tool]!));
-    if (complete) candidates.push(...named.keys());
+    for (const term of required) for (const tool of term.named) if (counts[tool]! < counted.length) named.set(tool, Math.max(named.get(tool) ?? 0, term.scores[tool]!));
+    for (const tool of named.keys()) if (complete || counts[tool] === 0) candidates.push(tool);
   }
 
   const optional = plan.optional.map((term) => termScores(term, lookup, size));
@@ -208,10 +216,15 @@ export function rankTools(plan: TermPlan, index: SearchIndex, tools: RankedTool[
 
   for (const tool of candidates) {
     let text = 0;
-    for (const term of required) text += term.scores[tool]!;
-    text /= required.length;
-    const coverage = named.has(tool) ? required.length : counts[tool]!;
+    for (const term of counted) text += term.scores[tool]!;
+    text /= counted.length;
+    const coverage = named.has(tool) ? counted.length : counts[tool]!;
     text = Math.max(text, named.get(tool) ?? 0);
+    if (ranking.length > 0) {
+      let naming = 0;
+      for (const term of ranking) naming += term.scores[tool]!;
+      text += (NAMING_SHARE * naming) / ranking.length;
+    }
     let extra = 0;
     for (const term of optional) extra += term.scores[tool]!;
     if (optional.length > 0) text += (OPTIONAL_SHARE * extra) / optional.length;

@@ -72,6 +72,9 @@ export const FILLER_WORDS = new Set([
   ...'的地得了和与及或等并也都而是从对为把被让给将于之其可有'.split(''),
 ]);
 
+/** Readings of spaced words each on their own, their aliases combined: at most this many. */
+const MAX_FALLBACK_READINGS = 8;
+
 const isLatinWord = (text: string) => /^[a-z0-9]+$/.test(text);
 
 /** The alias keys found in the query, longest first at each position; latin keys only at word boundaries. */
@@ -140,22 +143,31 @@ export function planTerms(keyword: string, aliases: AliasGroups = NO_ALIASES): T
     text,
     alternatives: [...readings(text), ...(aliases.alternatives.get(text) ?? []).flatMap(readings)],
   });
-  // Consecutive latin words (`jie tu`, `power bi`, `7 zip`) are one term: joined, or each on its own.
+  // Consecutive latin words (`jie tu`, `power bi`, `7 zip`, `chart js`) are one term: joined, or each on its
+  // own, a word that is an alias key (`js`) then under its aliases too (`chart` … `javascript`).
   let group: string[] = [];
   const closeGroup = () => {
     if (group.length === 1) required.push(termOf(group[0]!));
     else if (group.length > 1) {
       const joined = group.join('');
-      required.push({ text: group.join(' '), alternatives: [[joined], ...(aliases.alternatives.get(joined) ?? []).flatMap(readings)], fallback: [[...group]] });
+      required.push({ text: group.join(' '), alternatives: [[joined], ...(aliases.alternatives.get(joined) ?? []).flatMap(readings)], fallback: wordByWord(group) });
     }
     group = [];
   };
+  const wordByWord = (words: string[]): string[][] => {
+    let combined: string[][] = [[]];
+    for (const word of words) {
+      const readingsOfWord = [[word], ...(aliases.alternatives.get(word) ?? []).flatMap(readings)];
+      combined = combined.flatMap((parts) => readingsOfWord.map((reading) => [...parts, ...reading])).slice(0, MAX_FALLBACK_READINGS);
+    }
+    return combined;
+  };
   for (const part of needed) {
-    const groupable = !part.alias && isLatinWord(part.text) && (group.length === 0 || part.spaceBefore);
-    if (groupable) group.push(part.text);
+    const latin = isLatinWord(part.text);
+    if (latin && (group.length === 0 || part.spaceBefore)) group.push(part.text);
     else {
       closeGroup();
-      if (isLatinWord(part.text) && !part.alias) group.push(part.text);
+      if (latin) group.push(part.text);
       else required.push(termOf(part.text));
     }
   }
