@@ -1,8 +1,23 @@
 /**
- * The alias set the directory ships with (written into `search_aliases` by its migration; operators edit
+ * The alias set the directory ships with (written into `search_aliases` by its migrations; operators edit
  * it with `aliases:*` in the admin CLI). Each entry: a term, then what else people type for it, in the
  * other language or as a synonym; every member of an entry finds what the others find.
  */
+/**
+ * Groups shipped after the first set: migration 20261128055000_more_search_aliases adds them to existing
+ * installs (a fresh one gets them with the rest). KeePass and KeePassXC say only 密码, so `password` did not
+ * find them.
+ */
+export const SEARCH_ALIASES_ADDED_20261128: readonly (readonly string[])[] = [
+  ['密码', 'password', 'passwords'],
+  ['pdf压缩', 'compress pdf', '压缩pdf'],
+  ['ocr', '文字识别', '识别文字', '图片转文字'],
+  ['字幕', 'subtitles', 'subtitle', 'captions'],
+  ['备份', 'backup'],
+  ['隐私', 'privacy'],
+  ['开源', 'open source'],
+];
+
 export const DEFAULT_SEARCH_ALIASES: readonly (readonly string[])[] = [
   // Screenshots and screen recording
   ['截图', 'screenshot', 'screen capture', '截屏', '屏幕截图'],
@@ -108,4 +123,5 @@ export const DEFAULT_SEARCH_ALIASES: readonly (readonly string[])[] = [
   ['字节跳动', '字节', 'bytedance'],
   ['网易', 'netease'],
   ['奥多比', 'adobe'],
+  ...SEARCH_ALIASES_ADDED_20261128,
 ];

@@ -13,6 +13,7 @@ import * as categoryParentsAndKeyHours from '../../migrations/20261127170600_cat
 import * as toolTagsIndex from '../../migrations/20261127170700_tool_tags_index';
 import * as importRuns from '../../migrations/20261127171611_import_runs';
 import * as iconDueOnUrlChange from '../../migrations/20261127172932_icon_due_on_url_change';
+import * as moreSearchAliases from '../../migrations/20261128055000_more_search_aliases';
 
 interface Migration {
   up(db: Knex): Promise<void>;
@@ -36,6 +37,7 @@ const migrations: ReadonlyArray<readonly [string, Knex.Migration]> = [
   ['20261127170700_tool_tags_index', toolTagsIndex],
   ['20261127171611_import_runs', importRuns],
   ['20261127172932_icon_due_on_url_change', iconDueOnUrlChange],
+  ['20261128055000_more_search_aliases', moreSearchAliases],
 ];
 
 export const migrationSource = listedMigrations(migrations);
