@@ -38,3 +38,26 @@ test('when the migrations have run, then the tags index (built CONCURRENTLY, out
     await database.drop();
   }
 });
+
+test('when an install made before them migrates, then the later default aliases are added, and an operator’s own pairs (either direction) and removals of earlier ones stay as they were', async () => {
+  const database = await createTestDatabase('tools');
+  const db = await openDb(databaseTarget(database.url, process.cwd()), { migrationSource });
+  try {
+    await migrateToLatest(db);
+    await db.migrate.down({ migrationSource });
+    await db('search_aliases').whereIn('term', ['密码', 'pdf压缩', 'ocr', '字幕', '备份', '隐私', '开源']).del();
+    // The operator's edits before the upgrade: 备份 ↔ backup written the other way round, a group of their own removed.
+    await db('search_aliases').insert({ term: 'backup', alias: '备份' });
+    await db('search_aliases').where({ term: '谷歌' }).del();
+    const revision = async () => (await db('catalog_revision').first('revision')).revision as number;
+    const before = await revision();
+    await migrateToLatest(db);
+    const pairs = await db('search_aliases').select('term', 'alias');
+    expect(pairs).toEqual(expect.arrayContaining([{ term: '密码', alias: 'password' }, { term: '密码', alias: 'passwords' }, { term: 'backup', alias: '备份' }]));
+    expect(pairs.filter((pair) => pair.term === '备份' || pair.term === '谷歌')).toEqual([]);
+    expect(Number(await revision())).toBeGreaterThan(Number(before));
+  } finally {
+    await db.destroy();
+    await database.drop();
+  }
+});

@@ -67,6 +67,13 @@ describe('search at 10,000 tools (the generated long-tail directory)', () => {
     if (firstLongTail !== -1) expect(found.indexOf(expected)).toBeLessThan(firstLongTail);
   });
 
+  it('when a phrase is read apart and a popular tool only describes one of its words (Smallpdf: 合并), then it still comes before long-tail tools tagged with both', async () => {
+    const found = await top('有没有免费的在线pdf合并工具', 10);
+    const firstLongTail = found.findIndex((slug) => !sampleSlugs.has(slug));
+    expect(found.slice(0, 3)).toContain('smallpdf');
+    expect(firstLongTail).toBeGreaterThan(found.indexOf('smallpdf'));
+  });
+
   it.each([
     ['录屏管家', 'g04626-nulu'],
     ['Nura PSD', 'g02911-nura'],
@@ -88,7 +95,7 @@ describe('search at 10,000 tools (the generated long-tail directory)', () => {
     expect(quality.recallAt10).toBeGreaterThanOrEqual(RECALL_AT_10_FLOOR);
   });
 
-  // The held-out set (data/search-judgements-heldout.json, never tuned on) reaches the overall targets here too (0.986 / 0.979).
+  // The held-out set (data/search-judgements-heldout.json, never tuned on) reaches the overall targets here too (0.986 / 0.983).
   it(`when every held-out query is searched, then success@3 ≥ ${SUCCESS_AT_3_TARGET} and recall@10 ≥ ${RECALL_AT_10_TARGET}`, async () => {
     const quality: SearchQuality = await evaluateSearch((query) => top(query), loadHeldOutSearchJudgements());
     process.stdout.write(`held-out set at ${SIZE.toLocaleString('en')} tools: ${describeSearchQuality(quality)}\n`);
