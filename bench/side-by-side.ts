@@ -13,13 +13,13 @@
  * `--node-args-a`/`-b` add Node flags to one build's process (one build twice: a flag side by side).
  *
  * Scenarios: tools-list, tools-search (the main bench's requests), images-list, images-search (a user
- * with --images images, 1,000,000 by default, pages 1-5), upload (the 1280×960 JPEG).
+ * with --images images, 1,000,000 by default, pages 1-5), upload (the 1280×960 JPEG, each upload's bytes its own).
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createImagesGroup, createImagesUser, multipartUpload, NEEDLE, seedImageRows, seedTools, writeJpeg } from './lib/dataset';
+import { createImagesGroup, createImagesUser, NEEDLE, seedImageRows, seedTools, uniqueMultipartUploads, writeJpeg } from './lib/dataset';
 import { createLifecycle } from './lib/lifecycle';
 import { alternate, type Side } from './lib/alternate';
 import { load, measureSlice, type LoadOptions } from './lib/load';
@@ -123,7 +123,8 @@ async function main(): Promise<void> {
       const token = await createImagesUser(env, 'bench_user', 'bench');
       if (scenario === 'upload') {
         const photo = await writeJpeg(path.join(workDir, 'photo.jpg'), 1280, 960);
-        const { body, contentType } = multipartUpload('photo.jpg', 'image/jpeg', photo);
+        // Each upload a photo of its own: deduplication would answer a repeat at once.
+        const { next: body, contentType } = uniqueMultipartUploads('photo.jpg', 'image/jpeg', photo);
         request = (port) => ({
           url: `http://127.0.0.1:${port}/api/image.php?action=upload`,
           connections: 4,

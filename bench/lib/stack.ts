@@ -150,7 +150,8 @@ export async function startService(
   const nodeArgs = command[0] === process.execPath ? (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean) : [];
   const child = lifecycle.spawnLogged(name, command[0]!, [...nodeArgs, ...command.slice(1)], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    // BENCH_PROFILE_DIR: where bench/lib/cpu-profile.cjs, when preloaded by BENCH_NODE_ARGS, writes its profiles.
+    env: { PATH: process.env.PATH, ...(process.env.BENCH_PROFILE_DIR ? { BENCH_PROFILE_DIR: process.env.BENCH_PROFILE_DIR } : {}), ...env, PORT: String(port), HOST: '127.0.0.1' },
     logFile,
   });
   await waitForHttp(`http://127.0.0.1:${port}${readyPath}`, child, name, logFile);

@@ -43,6 +43,12 @@ const COMPLETE_KEPT_SQL = `
   SELECT * FROM stored`;
 
 /**
+ * The owner's stored image of a content, by the unique index below: every upload asks it once, so it
+ * is a prepared statement too (unprepared, each run is parsed and planned over the table's many indexes).
+ */
+const STORED_BY_CONTENT_SQL = `SELECT * FROM images WHERE user_id = :userId::bigint AND content_hash = :contentHash::bytea AND status = 'stored' LIMIT 1`;
+
+/**
  * The unique index that holds an owner's stored images to one per content (the dedup_and_expiry
  * migration): a row entering 'stored' with a hash another stored image of its owner has is refused.
  */
@@ -101,6 +107,7 @@ export function createLifecycleRepository(db: Knex, options: { namedStatements: 
   );
   const completeStatement = namedQuery(db, 'images_complete', COMPLETE_SQL, (id: number) => ({ id }), named);
   const completeKeptStatement = namedQuery(db, 'images_complete_kept', COMPLETE_KEPT_SQL, ({ id, result }: { id: number; result: string }) => ({ id, result }), named);
+  const storedByContentStatement = namedQuery(db, 'images_stored_by_content', STORED_BY_CONTENT_SQL, ({ userId, contentHash }: { userId: number; contentHash: Buffer }) => ({ userId, contentHash }), named);
 
   /** Deletes a row in a step of its own and gives its bytes back to the owner, in one transaction. */
   async function deleteCharged(id: number, status: 'pending' | 'purging'): Promise<ImageRow | null> {
@@ -146,7 +153,7 @@ export function createLifecycleRepository(db: Knex, options: { namedStatements: 
 
     /** The owner's stored image of this content (SHA-256 of the bytes its upload received), if any. */
     async findStoredByContent(userId: number, contentHash: Buffer): Promise<ImageRow | null> {
-      const row = await db('images').where({ user_id: userId, content_hash: contentHash, status: 'stored' }).first();
+      const [row] = await storedByContentStatement({ userId, contentHash });
       return row ? toImage(row) : null;
     },
 
