@@ -1,5 +1,6 @@
 import type express from 'express';
 import type request from 'supertest';
+import { englishText } from '../src/catalog/catalog-messages';
 import { addEditor, adminCommand, signedIn } from './support/editors';
 import { createKey, importJson, openHarness, smallCatalog, type Harness } from './support/harness';
 
@@ -56,16 +57,16 @@ describe('two levels of categories', () => {
     });
     expect(report.categories.created).toBe(5);
     expect(report.categories.rejected).toEqual([
-      { row: 6, slug: 'react', reason: 'parent "frontend" is itself a subcategory: categories have two levels only' },
-      { row: 7, slug: 'orphan', reason: 'unknown parent category "nowhere"' },
-      { row: 8, slug: 'self', reason: 'a category cannot be its own parent' },
+      { row: 6, slug: 'react', reason: { key: 'parentIsSubcategory', params: { parent: 'frontend' } } },
+      { row: 7, slug: 'orphan', reason: { key: 'unknownParent', params: { parent: 'nowhere' } } },
+      { row: 8, slug: 'self', reason: { key: 'ownParent', params: {} } },
     ]);
     expect(await parentOf('frontend')).toBe(await idOf('developer'));
     expect(await parentOf('developer')).toBeNull();
 
     // A category with subcategories cannot become one; the same file again changes nothing.
     const again = await importJson(harness.db, { categories: [{ slug: 'developer', name: '开发工具', parent: 'image' }], tools: [] });
-    expect(again.categories.rejected[0]!.reason).toBe('"developer" has 2 subcategories, so it cannot become a subcategory: categories have two levels only');
+    expect(englishText(again.categories.rejected[0]!.reason)).toBe('"developer" has 2 subcategories, so it cannot become a subcategory: categories have two levels only');
     expect(await parentOf('developer')).toBeNull();
     expect((await importJson(harness.db, treeCatalog)).categories).toMatchObject({ created: 0, updated: 0, unchanged: 5 });
   });
