@@ -122,13 +122,13 @@ describe('two levels of categories', () => {
 
     const third = await agent.post('/admin/categories').type('form').send({ csrf, slug: 'react', name: 'React', parent: 'frontend' });
     expect(third.status).toBe(422);
-    expect(third.text).toContain('<a href="#field-parent">上级分类</a>: parent &quot;frontend&quot; is itself a subcategory: categories have two levels only');
+    expect(third.text).toContain('<a href="#field-parent">上级分类</a>: “frontend”本身是子分类：分类只有两级');
     expect(third.text).toMatch(/<select id="field-parent" name="parent" aria-describedby="field-parent-hint field-parent-error" aria-invalid="true">/);
     expect(await harness.db('categories').where({ slug: 'react' }).first()).toBeUndefined();
 
     const up = await agent.post(`/admin/categories/${await idOf('developer')}`).type('form').send({ csrf, slug: 'developer', name: '开发工具', parent: 'empty' });
     expect(up.status).toBe(422);
-    expect(up.text).toContain('has 3 subcategories, so it cannot become a subcategory');
+    expect(up.text).toContain('有 3 个子分类，不能成为子分类');
     expect(await parentOf('developer')).toBeNull();
   });
 

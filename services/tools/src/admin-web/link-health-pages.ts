@@ -7,6 +7,9 @@ import { csrfField, renderAdminPage, type AdminContext } from './admin-layout';
 import { HEALTH_TEXT as H } from './health-text';
 
 
+/** A check's reason in the editor's words; a code no table names (a future one) as it is. */
+const reasonText = (reason: string) => H.linkReasons[reason] ?? (/^http_\d+$/.test(reason) ? H.httpError : reason);
+
 const statusBadge = (status: string) => html`<span class="badge link-status link-status--${status}">${H.status[status] ?? status}</span>`;
 
 function checkNowForm(context: AdminContext, slug: string, name: string) {
@@ -20,7 +23,7 @@ export function renderLinkHealth(context: AdminContext, view: { counts: Record<L
   <td><a href="/admin/tools/${link.toolId}/edit">${adminName(link)}</a><br><span class="slug">${link.slug}</span></td>
   <td class="link-url">${link.url}</td>
   <td>${statusBadge(link.status)}</td>
-  <td>${link.reason}${link.httpStatus !== null ? html` (${link.httpStatus})` : null}</td>
+  <td>${reasonText(link.reason)}${link.httpStatus !== null ? html` (${link.httpStatus})` : null}</td>
   <td>${adminTime(link.checkedAt)}</td>
   <td class="num">${link.consecutiveFailures}</td>
   <td><div class="row-actions">${checkNowForm(context, link.slug, adminName(link))}<a class="btn btn--quiet btn--small" href="/admin/links/${link.slug}">${H.history}<span class="visually-hidden">${T.colon}${adminName(link)}</span></a></div></td>
@@ -49,7 +52,7 @@ ${view.links.length === 0
 
 export function renderLinkHistory(context: AdminContext, view: { slug: string; name: string; url: string; checks: LinkCheck[]; notice?: string }): string {
   const rows = view.checks.map(
-    (check) => html`<tr><td>${adminTime(check.checkedAt)}</td><td>${statusBadge(check.status)}</td><td>${check.reason}</td><td class="num">${check.httpStatus ?? '-'}</td><td class="num">${check.durationMs}</td><td class="link-url">${check.url}</td></tr>`,
+    (check) => html`<tr><td>${adminTime(check.checkedAt)}</td><td>${statusBadge(check.status)}</td><td>${reasonText(check.reason)}</td><td class="num">${check.httpStatus ?? '-'}</td><td class="num">${check.durationMs}</td><td class="link-url">${check.url}</td></tr>`,
   );
   return renderAdminPage(context, {
     title: H.historyOf(view.name),
