@@ -80,7 +80,7 @@ describeWithChromium('the import page in Chromium', () => {
     await page.getByText('试运行完成，尚未写入任何内容。').waitFor({ timeout: 60_000 });
     await expectAccessible(page);
     await expect(page.locator('.import-row--created').count()).resolves.toBe(2);
-    await expect(page.locator('.import-row--refused').textContent()).resolves.toContain('url is not a valid http(s) URL');
+    await expect(page.locator('.import-row--refused').textContent()).resolves.toContain('网址不是有效的 http(s) 网址');
 
     await page.getByRole('button', { name: '确认导入' }).click();
     await page.getByText('导入完成。').waitFor({ timeout: 60_000 });

@@ -91,7 +91,7 @@ describeWithChromium('editors admin in Chromium', () => {
     await page.getByLabel('推荐到首页').check();
     await page.getByRole('button', { name: '保存' }).click();
     await expect(page.getByRole('alert').textContent()).resolves.toContain('表单有 1 处需要修改');
-    await expect(page.locator('#field-url-error').textContent()).resolves.toBe('url is not a valid http(s) URL');
+    await expect(page.locator('#field-url-error').textContent()).resolves.toBe('网址不是有效的 http(s) 网址');
     await expect(page.getByLabel('名称', { exact: true }).inputValue()).resolves.toBe('Excalidraw');
     await expectAccessible(page);
     await shoot(page, 'directory-admin-tool-form');

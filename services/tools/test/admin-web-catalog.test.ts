@@ -146,9 +146,9 @@ describe('tools in the admin', () => {
     const res = await agent.post('/admin/tools').type('form').send(toolForm({ name: '  ', url: 'javascript:alert(1)', sort_order: 'first' }));
     expect(res.status).toBe(422);
     expect(res.text).toContain('表单有 3 处需要修改');
-    expect(res.text).toContain('<a href="#field-name">名称</a>: name is required');
-    expect(res.text).toContain('<a href="#field-url">网址</a>: url is not a valid http(s) URL');
-    expect(res.text).toContain('<a href="#field-sort_order">排序</a>: sort_order must be an integer');
+    expect(res.text).toContain('<a href="#field-name">名称</a>: 名称不能为空');
+    expect(res.text).toContain('<a href="#field-url">网址</a>: 网址不是有效的 http(s) 网址');
+    expect(res.text).toContain('<a href="#field-sort_order">排序</a>: 排序必须是整数');
     expect(res.text).toMatch(/id="field-url" name="url"[^>]*aria-invalid="true"[^>]*value="javascript:alert\(1\)"/);
     expect(res.text).toContain('value="excalidraw"');
     expect(await rows('tools')).toBe(before);
@@ -157,12 +157,12 @@ describe('tools in the admin', () => {
   it('when a new tool takes a slug another tool has, then it is refused on the slug field and the other tool is untouched', async () => {
     const res = await agent.post('/admin/tools').type('form').send(toolForm({ slug: 'vscode', name: 'Not VS Code' }));
     expect(res.status).toBe(422);
-    expect(res.text).toContain('slug &quot;vscode&quot; is already used by another tool');
+    expect(res.text).toContain('slug“vscode”已被另一个工具使用');
     expect((await harness.db('tools').where({ slug: 'vscode' }).first()).name).toBe('Visual Studio Code');
     const id = await idOf('tools', 'github');
     const rename = await agent.post(`/admin/tools/${id}`).type('form').send(toolForm({ slug: 'tinypng', name: 'GitHub' }));
     expect(rename.status).toBe(422);
-    expect(rename.text).toContain('slug &quot;tinypng&quot; is already used by another tool');
+    expect(rename.text).toContain('slug“tinypng”已被另一个工具使用');
     expect((await harness.db('tools').where({ id }).first()).slug).toBe('github');
   });
 
@@ -222,12 +222,12 @@ describe('categories in the admin', () => {
   it('when a category form has errors or a taken slug, then it comes back with the fields named and nothing is stored', async () => {
     const res = await agent.post('/admin/categories').type('form').send({ csrf, slug: 'Bad Slug', name: '', sort_order: '1.5' });
     expect(res.status).toBe(422);
-    expect(res.text).toContain('<a href="#field-slug">Slug（网址名）</a>: slug must be lowercase letters, digits, &quot;.&quot;, &quot;_&quot; or &quot;-&quot;');
-    expect(res.text).toContain('<a href="#field-name">名称</a>: name is required');
+    expect(res.text).toContain('<a href="#field-slug">Slug（网址名）</a>: slug 只能由小写字母、数字、“.”、“_”和“-”组成');
+    expect(res.text).toContain('<a href="#field-name">名称</a>: 名称不能为空');
     expect(res.text).toContain('<a href="#field-sort_order">排序</a>');
     const taken = await agent.post('/admin/categories').type('form').send({ csrf, slug: 'image', name: '另一个' });
     expect(taken.status).toBe(422);
-    expect(taken.text).toContain('slug &quot;image&quot; is already used by another category');
+    expect(taken.text).toContain('slug“image”已被另一个分类使用');
     expect(await rows('categories')).toBe(3);
     expect((await harness.db('categories').where({ slug: 'image' }).first()).name).toBe('图片处理');
   });

@@ -70,8 +70,8 @@ describe('imports in the admin', () => {
       '分类 | 1 | writing | 新建 | ',
       '工具 | 1 | typora | 新建 | ',
       '工具 | 2 | github | 更新 | ',
-      '工具 | 4 | Bad Slug | 拒绝 | slug must be lowercase letters, digits, &quot;.&quot;, &quot;_&quot; or &quot;-&quot;',
-      '工具 | 5 | nowhere | 拒绝 | unknown category &quot;missing&quot;',
+      '工具 | 4 | Bad Slug | 拒绝 | slug 只能由小写字母、数字、“.”、“_”和“-”组成',
+      '工具 | 5 | nowhere | 拒绝 | 没有 slug 为“missing”的分类',
     ];
     expect(reportRows(dryRun.text)).toEqual(expectedRows);
     expect(await count('categories')).toBe(3);
@@ -106,14 +106,14 @@ describe('imports in the admin', () => {
   it('when the file cannot be read, then the page names why (422), and nothing is stored, not even the run', async () => {
     const bad = await upload('broken.json', '{"tools": [');
     expect(bad.status).toBe(422);
-    expect(bad.text).toContain('文件无法按 JSON 读取：not valid JSON');
+    expect(bad.text).toContain('文件无法按 JSON 读取：不是有效的 JSON');
     expect(bad.text).toContain('aria-invalid="true"');
     const unknown = await upload('notes.txt', 'hello');
     expect(unknown.status).toBe(422);
     expect(unknown.text).toContain('认不出文件格式');
     const csvHeader = await upload('tools.csv', 'name,url\nx,https://x.example\n');
     expect(csvHeader.status).toBe(422);
-    expect(csvHeader.text).toContain('CSV header must be exactly');
+    expect(csvHeader.text).toContain('CSV 表头必须正好是');
     const none = await agent.post('/admin/import').field('csrf', csrf);
     expect(none.status).toBe(422);
     expect(none.text).toContain('请选择要导入的文件。');

@@ -71,7 +71,7 @@ describe('the review queue', () => {
     // A wrong slug: the form again, nothing created, still pending.
     const refused = await agent.post('/admin/submissions/1/approve').type('form').send({ csrf, name: 'Excalidraw', slug: 'Bad Slug', url: 'https://www.excalidraw.com/', category: 'image', description: '手绘风格的白板', tags: '', icon: '', sort_order: '0' });
     expect(refused.status).toBe(422);
-    expect(refused.text).toContain('slug must be lowercase letters');
+    expect(refused.text).toContain('slug 只能由小写字母');
     expect(await harness.db('tools').where({ name: 'Excalidraw' }).first()).toBeUndefined();
     expect((await submission('Excalidraw')).status).toBe('pending');
 

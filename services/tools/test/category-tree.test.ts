@@ -1,5 +1,6 @@
 import type express from 'express';
 import type request from 'supertest';
+import { englishText } from '../src/catalog/catalog-messages';
 import { addEditor, adminCommand, signedIn } from './support/editors';
 import { createKey, importJson, openHarness, smallCatalog, type Harness } from './support/harness';
 
@@ -56,16 +57,16 @@ describe('two levels of categories', () => {
     });
     expect(report.categories.created).toBe(5);
     expect(report.categories.rejected).toEqual([
-      { row: 6, slug: 'react', reason: 'parent "frontend" is itself a subcategory: categories have two levels only' },
-      { row: 7, slug: 'orphan', reason: 'unknown parent category "nowhere"' },
-      { row: 8, slug: 'self', reason: 'a category cannot be its own parent' },
+      { row: 6, slug: 'react', reason: { key: 'parentIsSubcategory', params: { parent: 'frontend' } } },
+      { row: 7, slug: 'orphan', reason: { key: 'unknownParent', params: { parent: 'nowhere' } } },
+      { row: 8, slug: 'self', reason: { key: 'ownParent', params: {} } },
     ]);
     expect(await parentOf('frontend')).toBe(await idOf('developer'));
     expect(await parentOf('developer')).toBeNull();
 
     // A category with subcategories cannot become one; the same file again changes nothing.
     const again = await importJson(harness.db, { categories: [{ slug: 'developer', name: '开发工具', parent: 'image' }], tools: [] });
-    expect(again.categories.rejected[0]!.reason).toBe('"developer" has 2 subcategories, so it cannot become a subcategory: categories have two levels only');
+    expect(englishText(again.categories.rejected[0]!.reason)).toBe('"developer" has 2 subcategories, so it cannot become a subcategory: categories have two levels only');
     expect(await parentOf('developer')).toBeNull();
     expect((await importJson(harness.db, treeCatalog)).categories).toMatchObject({ created: 0, updated: 0, unchanged: 5 });
   });
@@ -121,13 +122,13 @@ describe('two levels of categories', () => {
 
     const third = await agent.post('/admin/categories').type('form').send({ csrf, slug: 'react', name: 'React', parent: 'frontend' });
     expect(third.status).toBe(422);
-    expect(third.text).toContain('<a href="#field-parent">上级分类</a>: parent &quot;frontend&quot; is itself a subcategory: categories have two levels only');
+    expect(third.text).toContain('<a href="#field-parent">上级分类</a>: “frontend”本身是子分类：分类只有两级');
     expect(third.text).toMatch(/<select id="field-parent" name="parent" aria-describedby="field-parent-hint field-parent-error" aria-invalid="true">/);
     expect(await harness.db('categories').where({ slug: 'react' }).first()).toBeUndefined();
 
     const up = await agent.post(`/admin/categories/${await idOf('developer')}`).type('form').send({ csrf, slug: 'developer', name: '开发工具', parent: 'empty' });
     expect(up.status).toBe(422);
-    expect(up.text).toContain('has 3 subcategories, so it cannot become a subcategory');
+    expect(up.text).toContain('有 3 个子分类，不能成为子分类');
     expect(await parentOf('developer')).toBeNull();
   });
 

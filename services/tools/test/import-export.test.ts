@@ -240,8 +240,8 @@ describe('browser bookmark files', () => {
     expect(report.categories).toEqual({ created: 3, updated: 0, unchanged: 0, rejected: [] });
     expect(report.tools.created).toBe(4);
     expect(report.tools.rejected).toEqual([
-      { row: 22, slug: 'alert-1', reason: 'url is not a valid http(s) URL' },
-      { row: 23, slug: 'github.com', reason: 'duplicate slug "github.com" in this file' },
+      { row: 22, slug: 'alert-1', reason: { key: 'notHttpUrl', params: { field: 'url' } } },
+      { row: 23, slug: 'github.com', reason: { key: 'duplicateToolSlug', params: { slug: 'github.com' } } },
     ]);
     const tools = await harness.db('tools as t').join('categories as c', 'c.id', 't.category_id').select('t.slug', 't.name', 't.icon', 't.tags', 't.description', 'c.slug as category').orderBy('t.id');
     expect(tools).toEqual([
@@ -255,7 +255,9 @@ describe('browser bookmark files', () => {
   });
 
   it('when the file is not a bookmark file, then it is refused as a whole and nothing is written', async () => {
-    await expect(importText('just some text', 'html')).rejects.toThrow(new ImportFormatError('not a bookmark file: expected <!DOCTYPE NETSCAPE-Bookmark-file-1> and <DL> lists'));
+    const refusal = importText('just some text', 'html');
+    await expect(refusal).rejects.toThrow(ImportFormatError);
+    await expect(refusal).rejects.toMatchObject({ reason: { key: 'notBookmarkFile', params: {} }, message: 'not a bookmark file: expected <!DOCTYPE NETSCAPE-Bookmark-file-1> and <DL> lists' });
     expect(await count('categories')).toBe(0);
   });
 });
@@ -287,8 +289,8 @@ describe('OneNav databases', () => {
     expect(report.categories).toEqual({ created: 2, updated: 0, unchanged: 0, rejected: [] });
     expect(report.tools).toEqual({ created: 2, updated: 0, unchanged: 0, rejected: [] });
     expect(report.rows.filter((row) => row.outcome === 'skipped')).toEqual([
-      { kind: 'category', row: 2, slug: 'si-ren', outcome: 'skipped', reason: 'private in OneNav (not imported)' },
-      { kind: 'tool', row: 2, slug: '192.168.1.2-5000', outcome: 'skipped', reason: 'private in OneNav (not imported)' },
+      { kind: 'category', row: 2, slug: 'si-ren', outcome: 'skipped', reason: { key: 'privateInOneNav', params: {} } },
+      { kind: 'tool', row: 2, slug: '192.168.1.2-5000', outcome: 'skipped', reason: { key: 'privateInOneNav', params: {} } },
     ]);
     expect(await harness.db('categories').select('slug', 'name', 'description', 'sort_order').orderBy('id')).toEqual([
       { slug: 'chang-yong-wang-zhi', name: '常用网址', description: '每天都用', sort_order: -10 },

@@ -1,4 +1,6 @@
 import { html, type Html, type HtmlValue } from '../site/html';
+import type { CatalogMessage } from '../catalog/catalog-messages';
+import { adminMessage } from './admin-localize';
 import type { SiteAssets } from '../site/site-assets';
 import { themeHead, themeToggle } from '../site/theme';
 import { adminLang, htmlLangOf } from './admin-lang';
@@ -26,9 +28,10 @@ export function csrfField(token: string): Html {
   return html`<input type="hidden" name="csrf" value="${token}">`;
 }
 
+/** A refused field; a catalog message is worded in the request's language. */
 export interface FieldError {
   field: string;
-  message: string;
+  message: string | CatalogMessage;
 }
 
 /** The errors above a refused form, each linking to its field. */
@@ -36,7 +39,7 @@ export function errorSummary(errors: readonly FieldError[], labels: Record<strin
   if (errors.length === 0) return null;
   return html`<div class="notice notice--error" role="alert" id="form-errors">
   <p>${T.formHasErrors(errors.length)}</p>
-  <ul>${errors.map((error) => html`<li><a href="#field-${error.field}">${labels[error.field] ?? error.field}</a>: ${error.message}</li>`)}</ul>
+  <ul>${errors.map((error) => html`<li><a href="#field-${error.field}">${labels[error.field] ?? error.field}</a>: ${adminMessage(error.message)}</li>`)}</ul>
 </div>`;
 }
 
@@ -69,7 +72,7 @@ export function field(options: FieldOptions): Html {
   <label for="${id}">${options.label ?? T.fields[options.name] ?? options.name}</label>
   ${control}
   ${options.hint ? html`<span class="field__hint" id="${id}-hint">${options.hint}</span>` : null}
-  ${error ? html`<span class="field__error" id="${id}-error">${error.message}</span>` : null}
+  ${error ? html`<span class="field__error" id="${id}-error">${adminMessage(error.message)}</span>` : null}
 </div>`;
 }
 

@@ -2,6 +2,7 @@ import type { AdsConfig } from '../ads/ads-config';
 import { ADMIN_TEXT as T } from './admin-text';
 import { html, type Html } from '../site/html';
 import { csrfField, errorSummary, field, renderAdminPage, type AdminContext, type FieldError } from './admin-layout';
+import { adminMessage } from './admin-localize';
 import type { AdsForm } from './ads-form';
 import { ADS_TEXT as A } from './ads-text';
 
@@ -10,7 +11,7 @@ function checkbox(form: AdsForm, name: keyof AdsForm, errors: readonly FieldErro
   const id = `field-${name}`;
   return html`<div class="field field--check${error ? ' field--invalid' : ''}"><input type="checkbox" id="${id}" name="${name}"${form[name] === 'on' ? html` checked` : null}${
     error ? html` aria-invalid="true" aria-describedby="${id}-error"` : null
-  }><label for="${id}">${A.fields[name]}</label>${error ? html`<span class="field__error" id="${id}-error">${error.message}</span>` : null}</div>`;
+  }><label for="${id}">${A.fields[name]}</label>${error ? html`<span class="field__error" id="${id}-error">${adminMessage(error.message)}</span>` : null}</div>`;
 }
 
 function positionSelect(form: AdsForm, errors: readonly FieldError[]): Html {
@@ -21,7 +22,7 @@ function positionSelect(form: AdsForm, errors: readonly FieldError[]): Html {
   <select id="field-banner.position" name="banner.position"${error ? html` aria-invalid="true" aria-describedby="field-banner.position-error"` : null}>${['top', 'bottom'].map(
     (position) => html`<option value="${position}"${position === current ? html` selected` : null}>${A.positions[position]}</option>`,
   )}</select>
-  ${error ? html`<span class="field__error" id="field-banner.position-error">${error.message}</span>` : null}
+  ${error ? html`<span class="field__error" id="field-banner.position-error">${adminMessage(error.message)}</span>` : null}
 </div>`;
 }
 

@@ -1,9 +1,10 @@
 import { Router, type Request, type Response } from 'express';
 import type { CatalogEdits, EditableTool } from '../catalog/catalog-edits';
-import type { CatalogEditor, FormFields, SaveResult } from '../catalog/catalog-editor';
+import type { CatalogEditor, FieldError, FormFields, SaveResult } from '../catalog/catalog-editor';
 import { notFound } from '../errors/app-error';
 import type { Html } from '../site/html';
 import { renderConfirmDelete, type AdminContext } from './admin-layout';
+import { adminName } from './admin-localize';
 import { HEALTH_TEXT as H } from './health-text';
 import { ADMIN_TEXT as T } from './admin-text';
 import { categoryFormFields, renderCategoryForm, renderCategoryList } from './category-pages';
@@ -56,7 +57,7 @@ export function createCatalogAdminRoutes(deps: {
   const categories = () => edits.listCategories();
 
   /** After a refused form: the form again, with what was typed and what was wrong (422). */
-  async function answerSave(res: Response, result: SaveResult, onSaved: string, refused: (errors: { field: string; message: string }[]) => Promise<string>) {
+  async function answerSave(res: Response, result: SaveResult, onSaved: string, refused: (errors: FieldError[]) => Promise<string>) {
     if ('notFound' in result) throw notFound();
     if (result.saved) res.redirect(303, onSaved);
     else send(res, 422, await refused(result.errors));
@@ -89,7 +90,7 @@ export function createCatalogAdminRoutes(deps: {
     if (!tool) throw notFound();
     const context = contextOf(res);
     const [all, iconPanel] = await Promise.all([categories(), deps.iconPanel(context, tool)]);
-    send(res, 200, renderToolForm(context, { id: tool.id, heading: T.editTool(tool.name), form: toolFormFields(tool), errors: [], categories: all, iconPanel, notice: noticeOf(req) }));
+    send(res, 200, renderToolForm(context, { id: tool.id, heading: T.editTool(adminName(tool)), form: toolFormFields(tool), errors: [], categories: all, iconPanel, notice: noticeOf(req) }));
   });
 
   router.post('/tools/:id', async (req, res) => {
@@ -116,7 +117,7 @@ export function createCatalogAdminRoutes(deps: {
   router.get('/tools/:id/delete', async (req, res) => {
     const tool = await edits.findTool(idOf(req));
     if (!tool) throw notFound();
-    send(res, 200, renderConfirmDelete(contextOf(res), { name: tool.name, text: T.deleteToolText, action: `/admin/tools/${tool.id}/delete`, back: `/admin/tools/${tool.id}/edit` }));
+    send(res, 200, renderConfirmDelete(contextOf(res), { name: adminName(tool), text: T.deleteToolText, action: `/admin/tools/${tool.id}/delete`, back: `/admin/tools/${tool.id}/edit` }));
   });
 
   router.post('/tools/:id/delete', async (req, res) => {
@@ -142,7 +143,7 @@ export function createCatalogAdminRoutes(deps: {
   router.get('/categories/:id/edit', async (req, res) => {
     const category = await edits.findCategory(idOf(req));
     if (!category) throw notFound();
-    send(res, 200, renderCategoryForm(contextOf(res), { id: category.id, heading: T.editCategory(category.name), form: categoryFormFields(category), errors: [], categories: await categories() }));
+    send(res, 200, renderCategoryForm(contextOf(res), { id: category.id, heading: T.editCategory(adminName(category)), form: categoryFormFields(category), errors: [], categories: await categories() }));
   });
 
   router.post('/categories/:id', async (req, res) => {
@@ -157,7 +158,7 @@ export function createCatalogAdminRoutes(deps: {
   router.get('/categories/:id/delete', async (req, res) => {
     const category = await edits.findCategory(idOf(req));
     if (!category) throw notFound();
-    send(res, 200, renderConfirmDelete(contextOf(res), { name: category.name, text: T.deleteCategoryText, action: `/admin/categories/${category.id}/delete`, back: '/admin/categories' }));
+    send(res, 200, renderConfirmDelete(contextOf(res), { name: adminName(category), text: T.deleteCategoryText, action: `/admin/categories/${category.id}/delete`, back: '/admin/categories' }));
   });
 
   router.post('/categories/:id/delete', async (req, res) => {
@@ -170,7 +171,7 @@ export function createCatalogAdminRoutes(deps: {
       return;
     }
     // Refused, with the reason on the list it was asked from (409: the category's state forbids it).
-    const error = outcome.toolCount > 0 ? T.categoryNotEmpty(category.name, outcome.toolCount) : T.categoryHasSubcategories(category.name, outcome.subcategoryCount);
+    const error = outcome.toolCount > 0 ? T.categoryNotEmpty(adminName(category), outcome.toolCount) : T.categoryHasSubcategories(adminName(category), outcome.subcategoryCount);
     send(res, 409, renderCategoryList(contextOf(res), { categories: await categories(), error }));
   });
 

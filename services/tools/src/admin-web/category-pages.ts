@@ -1,4 +1,5 @@
 import type { EditableCategory } from '../catalog/catalog-edits';
+import { adminMessage, adminName } from './admin-localize';
 import type { FormFields } from '../catalog/catalog-editor';
 import { html, type Html } from '../site/html';
 import { csrfField, errorSummary, field, renderAdminPage, type AdminContext, type FieldError } from './admin-layout';
@@ -7,13 +8,13 @@ import { ADMIN_TEXT as T } from './admin-text';
 export function renderCategoryList(context: AdminContext, view: { categories: EditableCategory[]; notice?: string; error?: string }): string {
   const rows = view.categories.map(
     (category) => html`<tr>
-  <td${category.parent_id !== null ? html` class="subcategory"` : null}>${category.icon ? html`<span aria-hidden="true">${category.icon}</span> ` : null}<a href="/admin/categories/${category.id}/edit">${category.name}</a><br><span class="slug">${category.slug}</span></td>
+  <td${category.parent_id !== null ? html` class="subcategory"` : null}>${category.icon ? html`<span aria-hidden="true">${category.icon}</span> ` : null}<a href="/admin/categories/${category.id}/edit">${adminName(category)}</a><br><span class="slug">${category.slug}</span></td>
   <td>${category.parent_slug ?? T.topLevel}</td>
   <td class="num">${category.sort_order}</td>
   <td class="num"><a href="/admin/tools?category=${category.id}">${T.toolCount(category.tool_count)}</a></td>
   <td><div class="row-actions">
-    <a class="btn btn--quiet btn--small" href="/admin/categories/${category.id}/edit">${T.edit}<span class="visually-hidden">${T.colon}${category.name}</span></a>
-    <a class="btn btn--quiet btn--small" href="/admin/categories/${category.id}/delete">${T.delete}<span class="visually-hidden">${T.colon}${category.name}</span></a>
+    <a class="btn btn--quiet btn--small" href="/admin/categories/${category.id}/edit">${T.edit}<span class="visually-hidden">${T.colon}${adminName(category)}</span></a>
+    <a class="btn btn--quiet btn--small" href="/admin/categories/${category.id}/delete">${T.delete}<span class="visually-hidden">${T.colon}${adminName(category)}</span></a>
   </div></td>
 </tr>`,
   );
@@ -49,11 +50,11 @@ function parentField(view: { id?: number; form: FormFields; errors: readonly Fie
   <label for="field-parent">${T.fields.parent}</label>
   <select id="field-parent" name="parent" aria-describedby="field-parent-hint${error ? ' field-parent-error' : ''}"${error ? html` aria-invalid="true"` : null}>
     <option value="">${T.topLevel}</option>
-    ${options.map((category) => html`<option value="${category.slug}"${category.slug === chosen ? html` selected` : null}>${category.name}</option>`)}
+    ${options.map((category) => html`<option value="${category.slug}"${category.slug === chosen ? html` selected` : null}>${adminName(category)}</option>`)}
     ${chosen !== '' && !options.some((category) => category.slug === chosen) ? html`<option value="${chosen}" selected>${chosen}</option>` : null}
   </select>
   <span class="field__hint" id="field-parent-hint">${T.hints.parent}</span>
-  ${error ? html`<span class="field__error" id="field-parent-error">${error.message}</span>` : null}
+  ${error ? html`<span class="field__error" id="field-parent-error">${adminMessage(error.message)}</span>` : null}
 </div>`;
 }
 

@@ -8,6 +8,7 @@ import type { EditorSession } from '../editors/editor-auth';
 import { notFound } from '../errors/app-error';
 import { ImportRefused, type ImportService } from '../imports/import-service';
 import type { AdminContext } from './admin-layout';
+import { adminMessage } from './admin-localize';
 import { IMPORT_UPLOAD_MB, renderImportPage, renderImportRun } from './import-pages';
 import { IMPORT_TEXT as I } from './import-text';
 
@@ -62,7 +63,7 @@ export function createImportAdminRoutes(deps: { imports: ImportService; readCata
     } catch (error) {
       if (!(error instanceof ImportRefused)) throw error;
       const { refusal } = error;
-      await page(res, 422, refusal.reason === 'unreadable' ? I.unreadable(refusal.format, refusal.error) : I[refusal.reason]);
+      await page(res, 422, refusal.reason === 'unreadable' ? I.unreadable(refusal.format, adminMessage(refusal.error)) : I[refusal.reason]);
     } finally {
       if (file) await fs.promises.rm(file.path, { force: true });
     }

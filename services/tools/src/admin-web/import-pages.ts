@@ -1,4 +1,5 @@
 import type { RowOutcome } from '../catalog/importer';
+import { adminMessage, adminTime } from './admin-localize';
 import type { ImportRun } from '../imports/import-runs-repository';
 import { ADMIN_TEXT as T } from './admin-text';
 import { html } from '../site/html';
@@ -8,8 +9,6 @@ import { IMPORT_TEXT as I } from './import-text';
 export const IMPORT_UPLOAD_MB = 20;
 /** The per-row table lists changed and refused rows up to this many; unchanged rows are only counted. */
 const ROWS_SHOWN = 2000;
-
-const dateTime = (value: Date) => new Date(value).toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
 
 /** The upload form (dry run first), the export links and the recent runs. */
 export function renderImportPage(context: AdminContext, view: { runs: ImportRun[]; error?: string; status?: number }): string {
@@ -56,7 +55,7 @@ export function renderImportPage(context: AdminContext, view: { runs: ImportRun[
   <caption class="visually-hidden">${I.recentHeading}</caption>
   <thead><tr><th scope="col">${I.file}</th><th scope="col">${I.format}</th><th scope="col">${I.result}</th><th scope="col">${I.when}</th></tr></thead>
   <tbody>${view.runs.map(
-    (run) => html`<tr><td><a href="/admin/imports/${run.id}">${run.file_name}</a></td><td>${I.formats[run.format] ?? run.format}</td><td>${run.dry_run ? I.dryRunShort : I.applyShort} · ${I.state[run.state]}</td><td>${dateTime(run.created_at)}</td></tr>`,
+    (run) => html`<tr><td><a href="/admin/imports/${run.id}">${run.file_name}</a></td><td>${I.formats[run.format] ?? run.format}</td><td>${run.dry_run ? I.dryRunShort : I.applyShort} · ${I.state[run.state]}</td><td>${adminTime(run.created_at)}</td></tr>`,
   )}</tbody>
 </table></div>`}
 </section>`,
@@ -72,7 +71,7 @@ ${listed.length > shown.length ? html`<p class="field__hint">${I.rowsCapped(show
 <div class="table-wrap"><table class="admin-table import-rows" aria-labelledby="rows-heading">
   <thead><tr><th scope="col">${I.kind.tool}/${I.kind.category}</th><th scope="col">${I.row}</th><th scope="col">${I.slug}</th><th scope="col">${I.result}</th><th scope="col">${I.reason}</th></tr></thead>
   <tbody>${shown.map(
-    (row) => html`<tr class="import-row--${row.outcome}"><td>${I.kind[row.kind]}</td><td>${row.row}</td><td class="slug">${row.slug ?? ''}</td><td>${I.outcome[row.outcome]}</td><td>${row.reason ?? ''}</td></tr>`,
+    (row) => html`<tr class="import-row--${row.outcome}"><td>${I.kind[row.kind]}</td><td>${row.row}</td><td class="slug">${row.slug ?? ''}</td><td>${I.outcome[row.outcome]}</td><td>${row.reason === undefined ? '' : adminMessage(row.reason)}</td></tr>`,
   )}</tbody>
 </table></div>`;
 }
@@ -92,7 +91,7 @@ export function renderImportRun(context: AdminContext, run: ImportRun): string {
 <progress id="import-progress" max="${Math.max(run.total_rows, 1)}" value="${run.done_rows}">${I.progress(run.done_rows, run.total_rows)}</progress></p>
 <p class="field__hint">${I.refreshHint}</p>`
       : run.state === 'failed'
-        ? html`<div class="notice notice--error" role="alert"><p>${I.failed(run.error ?? '')}</p></div>`
+        ? html`<div class="notice notice--error" role="alert"><p>${I.failed(run.error === null ? '' : adminMessage(run.error))}</p></div>`
         : html`<p class="notice" role="status">${run.dry_run ? I.dryRunDone : I.applyDone}</p>
 <progress max="1" value="1" aria-label="${I.progressLabel}">100%</progress>
 <table class="admin-table import-summary">

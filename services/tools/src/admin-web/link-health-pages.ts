@@ -1,14 +1,14 @@
 import type { LinkCheck, LinkHealth } from '../links/link-repository';
+import { adminName, adminTime } from './admin-localize';
 import type { LinkStatus } from '../links/link-probe';
 import { ADMIN_TEXT as T } from './admin-text';
 import { html } from '../site/html';
 import { csrfField, renderAdminPage, type AdminContext } from './admin-layout';
 import { HEALTH_TEXT as H } from './health-text';
 
-/** Times in the admin are the operator's (China) time, to the minute. */
-export function adminTime(date: Date): string {
-  return date.toLocaleString('zh-CN', { timeZone: 'Asia/Shanghai', hour12: false, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' });
-}
+
+/** A check's reason in the editor's words; a code no table names (a future one) as it is. */
+const reasonText = (reason: string) => H.linkReasons[reason] ?? (/^http_\d+$/.test(reason) ? H.httpError : reason);
 
 const statusBadge = (status: string) => html`<span class="badge link-status link-status--${status}">${H.status[status] ?? status}</span>`;
 
@@ -20,13 +20,13 @@ export function renderLinkHealth(context: AdminContext, view: { counts: Record<L
   const filters: [LinkStatus | 'all', string][] = [['broken', H.showBroken], ['unknown', H.showUnknown], ['all', H.showAll]];
   const rows = view.links.map(
     (link) => html`<tr>
-  <td><a href="/admin/tools/${link.toolId}/edit">${link.name}</a><br><span class="slug">${link.slug}</span></td>
+  <td><a href="/admin/tools/${link.toolId}/edit">${adminName(link)}</a><br><span class="slug">${link.slug}</span></td>
   <td class="link-url">${link.url}</td>
   <td>${statusBadge(link.status)}</td>
-  <td>${link.reason}${link.httpStatus !== null ? html` (${link.httpStatus})` : null}</td>
+  <td>${reasonText(link.reason)}${link.httpStatus !== null ? html` (${link.httpStatus})` : null}</td>
   <td>${adminTime(link.checkedAt)}</td>
   <td class="num">${link.consecutiveFailures}</td>
-  <td><div class="row-actions">${checkNowForm(context, link.slug, link.name)}<a class="btn btn--quiet btn--small" href="/admin/links/${link.slug}">${H.history}<span class="visually-hidden">${T.colon}${link.name}</span></a></div></td>
+  <td><div class="row-actions">${checkNowForm(context, link.slug, adminName(link))}<a class="btn btn--quiet btn--small" href="/admin/links/${link.slug}">${H.history}<span class="visually-hidden">${T.colon}${adminName(link)}</span></a></div></td>
 </tr>`,
   );
   return renderAdminPage(context, {
@@ -52,7 +52,7 @@ ${view.links.length === 0
 
 export function renderLinkHistory(context: AdminContext, view: { slug: string; name: string; url: string; checks: LinkCheck[]; notice?: string }): string {
   const rows = view.checks.map(
-    (check) => html`<tr><td>${adminTime(check.checkedAt)}</td><td>${statusBadge(check.status)}</td><td>${check.reason}</td><td class="num">${check.httpStatus ?? '-'}</td><td class="num">${check.durationMs}</td><td class="link-url">${check.url}</td></tr>`,
+    (check) => html`<tr><td>${adminTime(check.checkedAt)}</td><td>${statusBadge(check.status)}</td><td>${reasonText(check.reason)}</td><td class="num">${check.httpStatus ?? '-'}</td><td class="num">${check.durationMs}</td><td class="link-url">${check.url}</td></tr>`,
   );
   return renderAdminPage(context, {
     title: H.historyOf(view.name),

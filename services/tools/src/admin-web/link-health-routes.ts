@@ -2,6 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import { notFound } from '../errors/app-error';
 import type { LinkStatus } from '../links/link-probe';
 import type { AdminContext } from './admin-layout';
+import { adminName } from './admin-localize';
 import { HEALTH_TEXT as H } from './health-text';
 import { renderLinkHealth, renderLinkHistory } from './link-health-pages';
 import type { OutboundAdmin } from './outbound-admin';
@@ -35,7 +36,7 @@ export function createLinkHealthRoutes(deps: { outbound: OutboundAdmin; contextO
     if (!tool) throw notFound();
     const checks = await outbound.links.linkHistory(slug);
     const checked = typeof req.query.checked === 'string' ? H.status[req.query.checked] : undefined;
-    send(res, 200, renderLinkHistory(contextOf(res), { slug, name: tool.name, url: tool.url, checks, notice: checked ? H.checked(checked) : undefined }));
+    send(res, 200, renderLinkHistory(contextOf(res), { slug, name: adminName(tool), url: tool.url, checks, notice: checked ? H.checked(checked) : undefined }));
   });
 
   router.post('/links/:slug/check', async (req, res) => {

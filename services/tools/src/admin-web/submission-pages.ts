@@ -1,10 +1,9 @@
 import type { StoredSubmission } from '../submissions/submissions-repository';
+import { adminName, adminTime } from './admin-localize';
 import { html } from '../site/html';
 import { csrfField, renderAdminPage, type AdminContext } from './admin-layout';
 import { ADMIN_TEXT as T } from './admin-text';
 import { SUBMISSION_TEXT as S } from './submission-text';
-
-const dateTime = (value: Date) => new Date(value).toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
 
 /** The pending submissions, oldest first, each with approve (a link to the prefilled form) and reject (a POST). */
 export function renderSubmissionQueue(context: AdminContext, view: { submissions: StoredSubmission[]; notice?: string }): string {
@@ -12,9 +11,9 @@ export function renderSubmissionQueue(context: AdminContext, view: { submissions
   const rows = view.submissions.map(
     (item) => html`<tr>
   <td><strong>${item.name}</strong><br><a class="slug" href="${item.url}" rel="noopener noreferrer nofollow" target="_blank">${item.url}</a>${item.description ? html`<p class="submission-description">${item.description}</p>` : null}</td>
-  <td>${item.category_name ?? S.noCategory}</td>
+  <td>${item.category_name === null ? S.noCategory : adminName({ name: item.category_name, name_en: item.category_name_en })}</td>
   <td>${item.contact}</td>
-  <td>${dateTime(item.created_at)}</td>
+  <td>${adminTime(item.created_at)}</td>
   <td><div class="row-actions">
     <a class="btn btn--small" href="/admin/submissions/${item.id}/approve">${S.approve}<span class="visually-hidden">${T.colon}${item.name}</span></a>
     <form method="post" action="/admin/submissions/${item.id}/reject" class="reject-form">${csrfField(csrf)}

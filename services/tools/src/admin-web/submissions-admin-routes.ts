@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import type { CatalogEdits } from '../catalog/catalog-edits';
-import type { CatalogEditor, FormFields } from '../catalog/catalog-editor';
+import type { CatalogEditor, FieldError, FormFields } from '../catalog/catalog-editor';
 import type { EditorSession } from '../editors/editor-auth';
 import { notFound } from '../errors/app-error';
 import type { StoredSubmission } from '../submissions/submissions-repository';
@@ -62,7 +62,7 @@ export function createSubmissionsAdminRoutes(deps: {
   const router = Router();
   const send = (res: Response, status: number, body: string) => res.status(status).type('html').send(body);
   const editorId = (res: Response) => (res.locals.editorSession as EditorSession).editor.id;
-  const approveForm = async (res: Response, item: StoredSubmission, form: FormFields, errors: { field: string; message: string }[], status: number) =>
+  const approveForm = async (res: Response, item: StoredSubmission, form: FormFields, errors: FieldError[], status: number) =>
     send(res, status, renderToolForm(contextOf(res), { heading: S.approveTitle(item.name), form, errors, categories: await edits.listCategories(), action: `/admin/submissions/${item.id}/approve`, cancel: '/admin/submissions' }));
   const pendingOr409 = async (res: Response, id: number) => {
     const item = await queue.findPending(id);

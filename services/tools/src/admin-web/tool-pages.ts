@@ -1,4 +1,5 @@
 import type { EditableCategory, EditableTool } from '../catalog/catalog-edits';
+import { adminMessage, adminName } from './admin-localize';
 import type { FormFields } from '../catalog/catalog-editor';
 import { html, type Html } from '../site/html';
 import { HEALTH_TEXT as H } from './health-text';
@@ -34,15 +35,15 @@ export function renderToolList(context: AdminContext, view: ToolListView): strin
   const pages = Math.max(1, Math.ceil(view.total / TOOLS_PER_PAGE));
   const rows = view.tools.map(
     (tool) => html`<tr>
-  <td><a href="/admin/tools/${tool.id}/edit">${tool.name}</a><br><span class="slug">${tool.slug}</span></td>
-  <td>${tool.category_name}</td>
+  <td><a href="/admin/tools/${tool.id}/edit">${adminName(tool)}</a><br><span class="slug">${tool.slug}</span></td>
+  <td>${adminName({ name: tool.category_name, name_en: tool.category_name_en })}</td>
   <td class="num">${tool.sort_order}</td>
   <td class="num">${tool.visits}</td>
   <td>${tool.is_featured ? html`<span class="badge">${T.featured}</span>` : null}</td>
   <td><div class="row-actions">
-    <form method="post" action="/admin/tools/${tool.id}/feature">${csrfField(csrf)}<input type="hidden" name="featured" value="${tool.is_featured ? '0' : '1'}"><button class="btn btn--quiet btn--small" type="submit">${tool.is_featured ? T.unfeature : T.feature}<span class="visually-hidden">${T.colon}${tool.name}</span></button></form>
-    <a class="btn btn--quiet btn--small" href="/admin/tools/${tool.id}/edit">${T.edit}<span class="visually-hidden">${T.colon}${tool.name}</span></a>
-    <a class="btn btn--quiet btn--small" href="/admin/tools/${tool.id}/delete">${T.delete}<span class="visually-hidden">${T.colon}${tool.name}</span></a>
+    <form method="post" action="/admin/tools/${tool.id}/feature">${csrfField(csrf)}<input type="hidden" name="featured" value="${tool.is_featured ? '0' : '1'}"><button class="btn btn--quiet btn--small" type="submit">${tool.is_featured ? T.unfeature : T.feature}<span class="visually-hidden">${T.colon}${adminName(tool)}</span></button></form>
+    <a class="btn btn--quiet btn--small" href="/admin/tools/${tool.id}/edit">${T.edit}<span class="visually-hidden">${T.colon}${adminName(tool)}</span></a>
+    <a class="btn btn--quiet btn--small" href="/admin/tools/${tool.id}/delete">${T.delete}<span class="visually-hidden">${T.colon}${adminName(tool)}</span></a>
   </div></td>
 </tr>`,
   );
@@ -55,7 +56,7 @@ export function renderToolList(context: AdminContext, view: ToolListView): strin
 <form class="filters" method="get" action="/admin/tools" role="search">
   <div class="field"><label for="filter-category">${T.fields.category}</label><select id="filter-category" name="category">
     <option value="">${T.allCategories}</option>
-    ${view.categories.map((category) => html`<option value="${category.id}"${category.id === view.categoryId ? html` selected` : null}>${category.name}</option>`)}
+    ${view.categories.map((category) => html`<option value="${category.id}"${category.id === view.categoryId ? html` selected` : null}>${adminName(category)}</option>`)}
   </select></div>
   <div class="field"><label for="filter-q">${T.searchTools}</label><input type="search" id="filter-q" name="q" value="${view.query}" maxlength="100"></div>
   <div class="field"><label for="filter-sort">${H.sortLabel}</label><select id="filter-sort" name="sort">
@@ -118,9 +119,9 @@ ${errorSummary(errors)}
     <div class="field${categoryError ? ' field--invalid' : ''}">
       <label for="field-category">${T.fields.category}</label>
       <select id="field-category" name="category" required${categoryError ? html` aria-invalid="true" aria-describedby="field-category-error"` : null}>
-        ${view.categories.map((category) => html`<option value="${category.slug}"${category.slug === value('category') ? html` selected` : null}>${category.parent_id !== null ? '\u3000└ ' : ''}${category.name}</option>`)}
+        ${view.categories.map((category) => html`<option value="${category.slug}"${category.slug === value('category') ? html` selected` : null}>${category.parent_id !== null ? '\u3000└ ' : ''}${adminName(category)}</option>`)}
       </select>
-      ${categoryError ? html`<span class="field__error" id="field-category-error">${categoryError.message}</span>` : null}
+      ${categoryError ? html`<span class="field__error" id="field-category-error">${adminMessage(categoryError.message)}</span>` : null}
     </div>
     ${field({ name: 'sort_order', value: value('sort_order') || '0', errors, type: 'number', hint: T.hints.sort_order })}
     ${field({ name: 'description', value: value('description'), errors, type: 'textarea', wide: true })}

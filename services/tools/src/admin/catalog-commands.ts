@@ -3,6 +3,7 @@ import { createCatalogRepository } from '../catalog/catalog-repository';
 import fs from 'node:fs';
 import { detectFormat, IMPORT_FORMATS, importCatalog, parseCategoryPatch, readImportSource, runImport, type ImportFormat, type RejectedRow } from '../catalog/importer';
 import { editCategory } from '../catalog/categories-service';
+import { englishText } from '../catalog/catalog-messages';
 import { createExportRepository } from '../catalog/export-repository';
 import { EXPORT_FORMATS, formatExport, type ExportFormat } from '../catalog/catalog-export';
 import { readFileBytes, UsageError, CommandError, type AdminContext } from './command-context';
@@ -10,7 +11,7 @@ import { readFileBytes, UsageError, CommandError, type AdminContext } from './co
 export const isCatalogCommand = (command: string | undefined) => command?.startsWith('category:') === true || command === 'import' || command === 'export';
 
 function describeRejected(rows: RejectedRow[], what: string, ctx: AdminContext) {
-  for (const row of rows) ctx.out(`  rejected ${what} ${row.row}${row.slug ? ` (${row.slug})` : ''}: ${row.reason}`);
+  for (const row of rows) ctx.out(`  rejected ${what} ${row.row}${row.slug ? ` (${row.slug})` : ''}: ${englishText(row.reason)}`);
 }
 
 const categoryOptions = {
@@ -44,7 +45,7 @@ export async function runCatalogCommand(command: string, rest: string[], ctx: Ad
     });
     const report = await importCatalog(catalog, document, 'json');
     const rejected = report.categories.rejected[0];
-    if (rejected) throw new UsageError(rejected.reason);
+    if (rejected) throw new UsageError(englishText(rejected.reason));
     const outcome = report.categories.created ? 'created' : report.categories.updated ? 'updated' : 'unchanged';
     ctx.out(`category "${values.slug}" ${outcome}`);
     return 0;
@@ -61,7 +62,7 @@ export async function runCatalogCommand(command: string, rest: string[], ctx: Ad
       name_en: values['name-en'],
       description_en: values['description-en'],
     });
-    if ('reason' in checked) throw new UsageError(checked.reason);
+    if ('reason' in checked) throw new UsageError(englishText(checked.reason));
     if (Object.keys(checked.patch).length === 0) {
       throw new UsageError('nothing to change: give --name, --description, --icon, --sort-order, --name-en or --description-en');
     }
@@ -94,7 +95,7 @@ export async function runCatalogCommand(command: string, rest: string[], ctx: Ad
     describeRejected(categories.rejected, 'category', ctx);
     ctx.out(`tools: ${tools.created} created, ${tools.updated} updated, ${tools.unchanged} unchanged, ${tools.rejected.length} rejected`);
     describeRejected(tools.rejected, format === 'json' ? 'tool' : format === 'onenav' ? 'link' : 'line', ctx);
-    if (report.skipped > 0) ctx.out(`skipped: ${report.skipped} (${[...new Set(report.rows.filter((row) => row.outcome === 'skipped').map((row) => row.reason))].join('; ')})`);
+    if (report.skipped > 0) ctx.out(`skipped: ${report.skipped} (${[...new Set(report.rows.filter((row) => row.outcome === 'skipped').map((row) => englishText(row.reason ?? '')))].join('; ')})`);
     return categories.rejected.length + tools.rejected.length > 0 ? 1 : 0;
   }
   case 'export': {

@@ -4,13 +4,15 @@ import { createCatalogRepository } from './catalog-repository';
 import { createCatalogEdits } from './catalog-edits';
 import { resolveParent } from './category-parents';
 import { categorySchema, toolSchema } from './importer';
+import { catalogMessage, messageOfIssue, type CatalogMessage } from './catalog-messages';
 
 /** What an editor's form sends: text fields as typed. */
 export type FormFields = Record<string, string | undefined>;
 
+/** A refused field: the message is worded where it is shown (the admin, in the editor's language). */
 export interface FieldError {
   field: string;
-  message: string;
+  message: CatalogMessage;
 }
 
 export type SaveResult = { saved: true; id: number } | { saved: false; errors: FieldError[] } | { saved: false; notFound: true };
@@ -31,7 +33,7 @@ function fieldErrors(error: z.ZodError): FieldError[] {
     const field = String(issue.path[0] ?? 'form');
     if (seen.has(field)) continue;
     seen.add(field);
-    errors.push({ field, message: issue.message });
+    errors.push({ field, message: messageOfIssue(issue) });
   }
   return errors;
 }
@@ -93,17 +95,17 @@ export function createCatalogEditor(db: Knex, changed: () => void | Promise<void
         is_featured: form.is_featured === 'on' || form.is_featured === 'true',
       });
       const sortOrder = categorySchema.shape.sort_order.safeParse(integerField(form.sort_order));
-      const errors = [...(parsed.success ? [] : fieldErrors(parsed.error)), ...(sortOrder.success ? [] : [{ field: 'sort_order', message: 'sort_order must be an integer' }])];
+      const errors = [...(parsed.success ? [] : fieldErrors(parsed.error)), ...(sortOrder.success ? [] : [{ field: 'sort_order', message: catalogMessage('notInteger', { field: 'sort_order' }) }])];
       if (!parsed.success || !sortOrder.success) return Promise.resolve({ saved: false, errors });
       const tool = parsed.data;
-      const slugTaken = { field: 'slug', message: `slug "${tool.slug}" is already used by another tool` };
+      const slugTaken = { field: 'slug', message: catalogMessage('toolSlugTaken', { slug: tool.slug }) };
       return save(
         () =>
           write(async (trx) => {
             const catalog = createCatalogRepository(trx);
             const edits = createCatalogEdits(trx);
             const categoryId = (await catalog.categoryIdsBySlug()).get(tool.category);
-            if (categoryId === undefined) throw new Refused([{ field: 'category', message: `unknown category "${tool.category}"` }]);
+            if (categoryId === undefined) throw new Refused([{ field: 'category', message: catalogMessage('unknownCategory', { category: tool.category }) }]);
             if (id !== undefined) {
               if (!(await edits.findTool(id))) return undefined;
               await edits.renameToolSlug(id, tool.slug);
@@ -142,7 +144,7 @@ export function createCatalogEditor(db: Knex, changed: () => void | Promise<void
       });
       if (!parsed.success) return Promise.resolve({ saved: false, errors: fieldErrors(parsed.error) });
       const { parent, ...category } = parsed.data;
-      const slugTaken = { field: 'slug', message: `slug "${category.slug}" is already used by another category` };
+      const slugTaken = { field: 'slug', message: catalogMessage('categorySlugTaken', { slug: category.slug }) };
       return save(
         () =>
           write(async (trx) => {

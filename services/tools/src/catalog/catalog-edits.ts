@@ -14,6 +14,7 @@ export interface EditableTool {
   category_id: number;
   category_slug: string;
   category_name: string;
+  category_name_en: string;
   tags: string[];
   is_featured: boolean;
   sort_order: number;
@@ -37,7 +38,7 @@ export interface EditableCategory {
 
 const toolColumns = [
   't.id', 't.slug', 't.name', 't.description', 't.name_en', 't.description_en', 't.url', 't.icon', 't.category_id', 'c.slug as category_slug',
-  'c.name as category_name', 't.tags', 't.is_featured', 't.sort_order', 't.visits', 't.updated_at',
+  'c.name as category_name', 'c.name_en as category_name_en', 't.tags', 't.is_featured', 't.sort_order', 't.visits', 't.updated_at',
 ];
 
 function toEditableCategory(row: Record<string, unknown>): EditableCategory {
@@ -72,7 +73,7 @@ export function createCatalogEdits(db: Knex) {
       if (filter.categoryId !== undefined) base.where('t.category_id', filter.categoryId);
       if (filter.query) {
         const like = `%${filter.query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-        base.where((where) => where.whereILike('t.name', like).orWhereILike('t.slug', like));
+        base.where((where) => where.whereILike('t.name', like).orWhereILike('t.name_en', like).orWhereILike('t.slug', like));
       }
       const order =
         filter.sort === 'visits'

@@ -1,4 +1,5 @@
 import type { CategoryLevel } from './catalog-repository';
+import { catalogMessage, type CatalogMessage } from './catalog-messages';
 
 /**
  * Categories have two levels: a top-level category may hold subcategories, a subcategory may not. One rule
@@ -6,14 +7,14 @@ import type { CategoryLevel } from './catalog-repository';
  * a parent must exist and be top-level itself, and a category with subcategories stays top-level (so no
  * chain, and so no cycle, can form).
  */
-export function resolveParent(levels: ReadonlyMap<string, CategoryLevel>, slug: string, parentSlug: string): { parentId: number | null } | { reason: string } {
+export function resolveParent(levels: ReadonlyMap<string, CategoryLevel>, slug: string, parentSlug: string): { parentId: number | null } | { reason: CatalogMessage } {
   if (parentSlug === '') return { parentId: null };
-  if (parentSlug === slug) return { reason: 'a category cannot be its own parent' };
+  if (parentSlug === slug) return { reason: catalogMessage('ownParent') };
   const parent = levels.get(parentSlug);
-  if (!parent) return { reason: `unknown parent category "${parentSlug}"` };
-  if (parent.parentId !== null) return { reason: `parent "${parentSlug}" is itself a subcategory: categories have two levels only` };
+  if (!parent) return { reason: catalogMessage('unknownParent', { parent: parentSlug }) };
+  if (parent.parentId !== null) return { reason: catalogMessage('parentIsSubcategory', { parent: parentSlug }) };
   const self = levels.get(slug);
-  if (self && self.children > 0) return { reason: `"${slug}" has ${self.children} subcategories, so it cannot become a subcategory: categories have two levels only` };
+  if (self && self.children > 0) return { reason: catalogMessage('hasSubcategories', { slug, count: self.children }) };
   return { parentId: parent.id };
 }
 

@@ -1,4 +1,5 @@
 import { parse as parseCsv } from 'csv-parse/sync';
+import { catalogMessage, englishText, type CatalogMessage } from './catalog-messages';
 
 /**
  * Reading an import file into rows of fields, before validation (importer.ts checks and writes them).
@@ -16,7 +17,10 @@ export const CSV_OPTIONAL_COLUMNS = ['name_en', 'description_en'] as const;
 export const FULL_CSV_HEADER = ['record', 'slug', 'name', 'description', 'url', 'icon', 'category', 'tags', 'is_featured', 'sort_order', 'name_en', 'description_en', 'parent'] as const;
 const FULL_CSV_HEADER_WITHOUT_PARENT = FULL_CSV_HEADER.slice(0, -1);
 
-/** A row before validation, as read from JSON or CSV. */
+/**
+ * A row before validation, as read from JSON or CSV. A reader marks a row it leaves out with `__skip` and a
+ * row it cannot split into fields with `__badColumns`, each a CatalogMessage.
+ */
 export interface SourceRow {
   row: number;
   fields: Record<string, unknown>;
@@ -27,19 +31,24 @@ export interface ParsedSource {
   tools: SourceRow[];
 }
 
-export class ImportFormatError extends Error {}
+/** A file that cannot be read at all: `reason` for the admin to word, `message` in English (the CLI). */
+export class ImportFormatError extends Error {
+  constructor(readonly reason: CatalogMessage) {
+    super(englishText(reason));
+  }
+}
 
 export function parseJsonSource(text: string): ParsedSource {
   let document: unknown;
   try {
     document = JSON.parse(text);
   } catch (error) {
-    throw new ImportFormatError(`not valid JSON: ${(error as Error).message}`);
+    throw new ImportFormatError(catalogMessage('invalidJson', { detail: (error as Error).message }));
   }
   const tools = Array.isArray(document) ? document : (document as { tools?: unknown } | null)?.tools;
   const categories = Array.isArray(document) ? [] : ((document as { categories?: unknown } | null)?.categories ?? []);
-  if (!Array.isArray(tools)) throw new ImportFormatError('JSON must be {"categories": [...], "tools": [...]} or an array of tools');
-  if (!Array.isArray(categories)) throw new ImportFormatError('"categories" must be an array');
+  if (!Array.isArray(tools)) throw new ImportFormatError(catalogMessage('jsonShape'));
+  if (!Array.isArray(categories)) throw new ImportFormatError(catalogMessage('categoriesNotArray'));
   const asFields = (value: unknown): Record<string, unknown> =>
     value !== null && typeof value === 'object' && !Array.isArray(value)
       ? Object.fromEntries(Object.entries(value).filter(([, field]) => field !== null)) // null = not given
@@ -77,7 +86,7 @@ export function parseCsvSource(text: string): ParsedSource {
   try {
     records = parseCsv(text, { bom: true, skip_empty_lines: true, relax_column_count: true, info: true }) as unknown as typeof records;
   } catch (error) {
-    throw new ImportFormatError(`not valid CSV: ${(error as Error).message}`);
+    throw new ImportFormatError(catalogMessage('invalidCsv', { detail: (error as Error).message }));
   }
   const startLines = recordStartLines(text, records);
   const [headerRecord, ...rows] = records;
@@ -86,7 +95,7 @@ export function parseCsvSource(text: string): ParsedSource {
   const optional = normalizedHeader.slice(CSV_HEADER.length);
   const optionalAllowed = CSV_OPTIONAL_COLUMNS.slice(0, optional.length);
   if (normalizedHeader.slice(0, CSV_HEADER.length).join(',') !== CSV_HEADER.join(',') || optional.join(',') !== optionalAllowed.join(',')) {
-    throw new ImportFormatError(`CSV header must be exactly: ${CSV_HEADER.join(',')} (optionally followed by ${CSV_OPTIONAL_COLUMNS.join(',')})`);
+    throw new ImportFormatError(catalogMessage('csvHeader', { columns: CSV_HEADER.join(','), optional: CSV_OPTIONAL_COLUMNS.join(',') }));
   }
   const columns: readonly string[] = normalizedHeader;
   return {
@@ -95,7 +104,7 @@ export function parseCsvSource(text: string): ParsedSource {
       const cells = parsed.record;
       const row = startLines[index + 1]!;
       if (cells.length !== columns.length) {
-        return { row, fields: { __badColumns: `expected ${columns.length} columns, found ${cells.length}`, slug: cells[0] } };
+        return { row, fields: { __badColumns: catalogMessage('columnCount', { expected: columns.length, found: cells.length }), slug: cells[0] } };
       }
       const cell = (name: string) => cells[columns.indexOf(name)] ?? '';
       const english = Object.fromEntries(optional.map((name) => [name, cell(name)]));
@@ -157,7 +166,7 @@ function csvSortOrder(raw: string): unknown {
 
 function fullCsvRows(header: string[], rows: { record: string[] }[], startLines: number[]): ParsedSource {
   if (header.join(',') !== FULL_CSV_HEADER.join(',') && header.join(',') !== FULL_CSV_HEADER_WITHOUT_PARENT.join(',')) {
-    throw new ImportFormatError(`CSV header must be exactly: ${FULL_CSV_HEADER.join(',')} (parent may be left out)`);
+    throw new ImportFormatError(catalogMessage('fullCsvHeader', { columns: FULL_CSV_HEADER.join(',') }));
   }
   const source: ParsedSource = { categories: [], tools: [] };
   rows.forEach(({ record: cells }, index) => {
@@ -165,7 +174,7 @@ function fullCsvRows(header: string[], rows: { record: string[] }[], startLines:
     const cell = (name: string) => cells[header.indexOf(name)] ?? '';
     const english = { name_en: cell('name_en'), description_en: cell('description_en') };
     if (cells.length !== header.length) {
-      source.tools.push({ row, fields: { __badColumns: `expected ${header.length} columns, found ${cells.length}`, slug: cells[1] } });
+      source.tools.push({ row, fields: { __badColumns: catalogMessage('columnCount', { expected: header.length, found: cells.length }), slug: cells[1] } });
     } else if (cell('record') === 'category') {
       const parent = header.includes('parent') ? { parent: cell('parent') } : {};
       const fields = { slug: cell('slug'), name: cell('name'), description: cell('description'), icon: cell('icon'), sort_order: csvSortOrder(cell('sort_order')), ...english, ...parent };
@@ -174,7 +183,7 @@ function fullCsvRows(header: string[], rows: { record: string[] }[], startLines:
       const sortOrder = csvSortOrder(cell('sort_order'));
       source.tools.push({ row, fields: { ...csvToolFields(cell), ...english, ...(sortOrder === undefined ? {} : { sort_order: sortOrder }) } });
     } else {
-      source.tools.push({ row, fields: { __badColumns: `record must be "category" or "tool", found "${cell('record')}"`, slug: cells[1] } });
+      source.tools.push({ row, fields: { __badColumns: catalogMessage('recordKind', { found: cell('record') }), slug: cells[1] } });
     }
   });
   return source;

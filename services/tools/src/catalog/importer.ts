@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { CatalogRepository, CategoryInput, CategoryLevel, ToolUpsert, UpsertOutcome } from './catalog-repository';
 import { resolveParent } from './category-parents';
 import { categorySchema, firstIssue, toolSchema } from './import-schemas';
+import { catalogMessage, type CatalogMessage } from './catalog-messages';
 import { ImportFormatError, parseCsvSource, parseJsonSource, type ParsedSource, type SourceRow } from './import-sources';
 import { looksLikeBookmarkHtml, parseBookmarkHtml } from './import-formats/bookmark-html';
 import { parseOneNav, SQLITE_MAGIC } from './import-formats/onenav';
@@ -13,7 +14,8 @@ export interface RejectedRow {
   /** 1-based: the index in `tools` (JSON), the line the row starts on (CSV, HTML; header = line 1), OneNav's id. */
   row: number;
   slug: string | null;
-  reason: string;
+  /** A plain string in reports stored before message keys. */
+  reason: CatalogMessage | string;
 }
 
 /** One row of the per-row report: unchanged rows are "skipped" in the admin's words. */
@@ -22,7 +24,8 @@ export interface RowOutcome {
   row: number;
   slug: string | null;
   outcome: UpsertOutcome | 'skipped' | 'refused';
-  reason?: string;
+  /** A plain string in reports stored before message keys. */
+  reason?: CatalogMessage | string;
 }
 
 export interface ImportReport {
@@ -57,11 +60,11 @@ export async function readImportSource(data: Buffer | string, format: ImportForm
   if (format === 'onenav') return parseOneNav(Buffer.isBuffer(data) ? data : Buffer.from(data, 'utf8'));
   const text = Buffer.isBuffer(data) ? data.toString('utf8') : data;
   if (text.includes('\ufffd') && Buffer.isBuffer(data) && !data.includes(Buffer.from('\ufffd', 'utf8'))) {
-    throw new ImportFormatError('the file is not UTF-8 text');
+    throw new ImportFormatError(catalogMessage('notUtf8'));
   }
   if (format === 'json') return parseJsonSource(text);
   if (format === 'csv') return parseCsvSource(text);
-  if (!looksLikeBookmarkHtml(text)) throw new ImportFormatError('not a bookmark file: expected <!DOCTYPE NETSCAPE-Bookmark-file-1> and <DL> lists');
+  if (!looksLikeBookmarkHtml(text)) throw new ImportFormatError(catalogMessage('notBookmarkFile'));
   return parseBookmarkHtml(text).source;
 }
 
@@ -86,7 +89,7 @@ const sameCategory = (stored: CategoryInput, input: CategoryInput) =>
   (['name', 'description', 'icon', 'sort_order', 'name_en', 'description_en', 'parent_id'] as const).every((field) => stored[field] === input[field]);
 
 type ParsedCategory = z.infer<typeof categorySchema>;
-type CategoryOutcome = UpsertOutcome | { refused: string };
+type CategoryOutcome = UpsertOutcome | { refused: CatalogMessage };
 
 /** Top-level categories first, so a subcategory may come before its parent in the file. */
 const topLevelFirst = <T extends { category: ParsedCategory }>(entries: T[]): T[] => [
@@ -146,14 +149,14 @@ export async function runImport(repository: CatalogRepository, source: ParsedSou
     rows: [],
     dryRun,
   };
-  const refuse = (kind: 'category' | 'tool', row: number, slug: string | null, reason: string) => {
+  const refuse = (kind: 'category' | 'tool', row: number, slug: string | null, reason: CatalogMessage) => {
     report[kind === 'category' ? 'categories' : 'tools'].rejected.push({ row, slug, reason });
     report.rows.push({ kind, row, slug, outcome: 'refused', reason });
   };
   const skippedBySource = (kind: 'category' | 'tool', { row, fields }: SourceRow): boolean => {
-    if (typeof fields.__skip !== 'string') return false;
+    if (!fields.__skip) return false;
     report.skipped += 1;
-    report.rows.push({ kind, row, slug: typeof fields.slug === 'string' ? fields.slug : null, outcome: 'skipped', reason: fields.__skip });
+    report.rows.push({ kind, row, slug: typeof fields.slug === 'string' ? fields.slug : null, outcome: 'skipped', reason: fields.__skip as CatalogMessage });
     return true;
   };
 
@@ -163,7 +166,7 @@ export async function runImport(repository: CatalogRepository, source: ParsedSou
     const { row, fields } = entry;
     if (skippedBySource('category', entry)) continue;
     if (fields.__notAnObject) {
-      refuse('category', row, null, 'category must be an object');
+      refuse('category', row, null, catalogMessage('categoryNotObject'));
       continue;
     }
     const parsed = categorySchema.safeParse(fields);
@@ -172,7 +175,7 @@ export async function runImport(repository: CatalogRepository, source: ParsedSou
       continue;
     }
     if (seenCategorySlugs.has(parsed.data.slug)) {
-      refuse('category', row, parsed.data.slug, `duplicate category slug "${parsed.data.slug}" in this file`);
+      refuse('category', row, parsed.data.slug, catalogMessage('duplicateCategorySlug', { slug: parsed.data.slug }));
       continue;
     }
     seenCategorySlugs.add(parsed.data.slug);
@@ -212,11 +215,11 @@ export async function runImport(repository: CatalogRepository, source: ParsedSou
       if (skippedBySource('tool', entry)) continue;
       const slugGuess = typeof fields.slug === 'string' && fields.slug.trim() !== '' ? fields.slug.trim() : null;
       if (fields.__notAnObject) {
-        refuse('tool', row, null, 'tool must be an object');
+        refuse('tool', row, null, catalogMessage('toolNotObject'));
         continue;
       }
-      if (typeof fields.__badColumns === 'string') {
-        refuse('tool', row, slugGuess, fields.__badColumns);
+      if (fields.__badColumns) {
+        refuse('tool', row, slugGuess, fields.__badColumns as CatalogMessage);
         continue;
       }
       const parsed = toolSchema.safeParse(fields);
@@ -226,11 +229,11 @@ export async function runImport(repository: CatalogRepository, source: ParsedSou
       }
       const tool = { ...parsed.data, sort_order: parsed.data.sort_order ?? null };
       if (seenToolSlugs.has(tool.slug)) {
-        refuse('tool', row, tool.slug, `duplicate slug "${tool.slug}" in this file`);
+        refuse('tool', row, tool.slug, catalogMessage('duplicateToolSlug', { slug: tool.slug }));
         continue;
       }
       if (!known(tool.category)) {
-        refuse('tool', row, tool.slug, `unknown category "${tool.category}"`);
+        refuse('tool', row, tool.slug, catalogMessage('unknownCategory', { category: tool.category }));
         continue;
       }
       seenToolSlugs.add(tool.slug);

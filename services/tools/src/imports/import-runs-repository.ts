@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { CatalogMessage } from '../catalog/catalog-messages';
 import type { ImportFormat, ImportReport } from '../catalog/importer';
 
 export type ImportRunState = 'running' | 'done' | 'failed';
@@ -13,7 +14,8 @@ export interface ImportRun {
   done_rows: number;
   total_rows: number;
   report: ImportReport | null;
-  error: string | null;
+  /** The failure as stored (an unexpected error's text), or a catalog message (an interrupted run). */
+  error: string | CatalogMessage | null;
   applied_run_id: number | null;
   created_at: Date;
   updated_at: Date;

@@ -3,10 +3,11 @@ import type { Logger } from 'pino';
 import { createCatalogRepository } from '../catalog/catalog-repository';
 import { detectFormat, IMPORT_FORMATS, ImportFormatError, readImportSource, runImport, type ImportFormat } from '../catalog/importer';
 import type { ParsedSource } from '../catalog/import-sources';
+import { catalogMessage, type CatalogMessage } from '../catalog/catalog-messages';
 import { createImportRunsRepository, type ImportRun } from './import-runs-repository';
 
 /** Why a file was refused as a whole: the admin words it in the editor's language. */
-export type ImportRefusal = { reason: 'emptyFile' } | { reason: 'unknownFormat' } | { reason: 'unreadable'; format: string; error: string };
+export type ImportRefusal = { reason: 'emptyFile' } | { reason: 'unknownFormat' } | { reason: 'unreadable'; format: string; error: CatalogMessage };
 
 /** A file refused as a whole before anything is stored. */
 export class ImportRefused extends Error {
@@ -37,7 +38,7 @@ export function createImportService(deps: { db: Knex; changed: () => void | Prom
     try {
       return { format, source: await readImportSource(data, format) };
     } catch (error) {
-      if (error instanceof ImportFormatError) throw new ImportRefused({ reason: 'unreadable', format: format.toUpperCase(), error: error.message });
+      if (error instanceof ImportFormatError) throw new ImportRefused({ reason: 'unreadable', format: format.toUpperCase(), error: error.reason });
       throw error;
     }
   }
@@ -86,7 +87,7 @@ export function createImportService(deps: { db: Knex; changed: () => void | Prom
     async find(id: number): Promise<ImportRun | undefined> {
       const run = await runs.find(id);
       if (run?.state === 'running' && now().getTime() - new Date(run.updated_at).getTime() > STALLED_AFTER_MS) {
-        return { ...run, state: 'failed', error: 'interrupted: the process running it stopped' };
+        return { ...run, state: 'failed', error: catalogMessage('importInterrupted') };
       }
       return run;
     },

@@ -12,6 +12,7 @@ export interface LinkHealth {
   toolId: number;
   slug: string;
   name: string;
+  name_en: string;
   url: string;
   status: LinkStatus;
   reason: string;
@@ -38,6 +39,7 @@ function toHealth(row: Record<string, unknown>): LinkHealth {
     toolId: Number(row.tool_id),
     slug: String(row.slug),
     name: String(row.name),
+    name_en: String(row.name_en),
     url: String(row.url),
     status: row.status as LinkStatus,
     reason: String(row.reason),
@@ -71,9 +73,9 @@ export function createLinkRepository(db: Knex) {
     },
 
     /** One tool's link with its name (the admin's history page); undefined: no such tool. */
-    async targetWithName(slug: string): Promise<(LinkTarget & { name: string }) | undefined> {
-      const row = await db('tools').where({ slug }).first('id', 'slug', 'url', 'name');
-      return row ? { toolId: Number(row.id), slug: String(row.slug), url: String(row.url), name: String(row.name) } : undefined;
+    async targetWithName(slug: string): Promise<(LinkTarget & { name: string; name_en: string }) | undefined> {
+      const row = await db('tools').where({ slug }).first('id', 'slug', 'url', 'name', 'name_en');
+      return row ? { toolId: Number(row.id), slug: String(row.slug), url: String(row.url), name: String(row.name), name_en: String(row.name_en) } : undefined;
     },
 
     async allTargets(): Promise<LinkTarget[]> {
@@ -106,7 +108,7 @@ export function createLinkRepository(db: Knex) {
     async listLinkHealth(options: { status?: LinkStatus; limit?: number; offset?: number } = {}): Promise<LinkHealth[]> {
       const query = db('link_health as h')
         .join('tools as t', 't.id', 'h.tool_id')
-        .select('h.tool_id', 't.slug', 't.name', 'h.url', 'h.status', 'h.reason', 'h.http_status', 'h.checked_at', 'h.consecutive_failures', 'h.last_ok_at')
+        .select('h.tool_id', 't.slug', 't.name', 't.name_en', 'h.url', 'h.status', 'h.reason', 'h.http_status', 'h.checked_at', 'h.consecutive_failures', 'h.last_ok_at')
         .orderBy([{ column: 'h.consecutive_failures', order: 'desc' }, { column: 't.id', order: 'asc' }])
         .limit(options.limit ?? 1000)
         .offset(options.offset ?? 0);

@@ -9,6 +9,7 @@ export interface StoredSubmission {
   url: string;
   category_slug: string;
   category_name: string | null;
+  category_name_en: string | null;
   description: string;
   contact: string;
   status: SubmissionStatus;
@@ -19,7 +20,7 @@ const UNIQUE_VIOLATION = '23505';
 
 /** The review queue's rows (migration 20261127145600_tool_submissions). */
 export function createSubmissionsRepository(db: Knex) {
-  const columns = ['s.id', 's.name', 's.url', 's.category_slug', 'c.name as category_name', 's.description', 's.contact', 's.status', 's.created_at'];
+  const columns = ['s.id', 's.name', 's.url', 's.category_slug', 'c.name as category_name', 'c.name_en as category_name_en', 's.description', 's.contact', 's.status', 's.created_at'];
   const withCategory = () => db('tool_submissions as s').leftJoin('categories as c', 'c.slug', 's.category_slug');
 
   return {

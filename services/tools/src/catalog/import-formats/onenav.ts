@@ -1,6 +1,7 @@
 import initSqlJs from 'sql.js';
 import type { ParsedSource, SourceRow } from '../import-sources';
 import { ImportFormatError } from '../import-sources';
+import { catalogMessage } from '../catalog-messages';
 import { createSlugRegistry, slugFromText, slugFromUrl } from './derived-slugs';
 
 /**
@@ -14,13 +15,13 @@ export const SQLITE_MAGIC = Buffer.from('SQLite format 3\u0000', 'latin1');
 type Row = Record<string, unknown>;
 
 export async function parseOneNav(data: Buffer): Promise<ParsedSource> {
-  if (!data.subarray(0, SQLITE_MAGIC.length).equals(SQLITE_MAGIC)) throw new ImportFormatError('not a OneNav database: expected a SQLite file (onenav.db3)');
+  if (!data.subarray(0, SQLITE_MAGIC.length).equals(SQLITE_MAGIC)) throw new ImportFormatError(catalogMessage('notOneNav'));
   const SQL = await initSqlJs();
   let database;
   try {
     database = new SQL.Database(data);
   } catch (error) {
-    throw new ImportFormatError(`not a readable SQLite file: ${(error as Error).message}`);
+    throw new ImportFormatError(catalogMessage('unreadableSqlite', { detail: (error as Error).message }));
   }
   try {
     const read = (table: string): Row[] => {
@@ -28,7 +29,7 @@ export async function parseOneNav(data: Buffer): Promise<ParsedSource> {
       try {
         statement = database.prepare(`SELECT * FROM ${table} ORDER BY id`);
       } catch {
-        throw new ImportFormatError(`not a OneNav database: table ${table} is missing`);
+        throw new ImportFormatError(catalogMessage('oneNavTableMissing', { table }));
       }
       const rows: Row[] = [];
       while (statement.step()) rows.push(statement.getAsObject());
@@ -52,7 +53,7 @@ function toSource(categoryRows: Row[], linkRows: Row[]): ParsedSource {
   const categories: SourceRow[] = categoryRows.map((row) => {
     const slug = categorySlug(String(row.id), slugFromText(text(row.name), `category-${String(row.id)}`));
     slugById.set(Number(row.id), slug);
-    if (isPrivate(row)) return { row: Number(row.id), fields: { slug, __skip: 'private in OneNav (not imported)' } };
+    if (isPrivate(row)) return { row: Number(row.id), fields: { slug, __skip: catalogMessage('privateInOneNav') } };
     return { row: Number(row.id), fields: { slug, name: text(row.name), description: text(row.description), sort_order: sortOrder(row) } };
   });
   for (const [index, row] of categoryRows.entries()) {
@@ -62,7 +63,7 @@ function toSource(categoryRows: Row[], linkRows: Row[]): ParsedSource {
   const tools: SourceRow[] = linkRows.map((row) => {
     const url = text(row.url);
     const slug = toolSlug(url, slugFromUrl(url, `link-${String(row.id)}`));
-    if (isPrivate(row)) return { row: Number(row.id), fields: { slug, __skip: 'private in OneNav (not imported)' } };
+    if (isPrivate(row)) return { row: Number(row.id), fields: { slug, __skip: catalogMessage('privateInOneNav') } };
     return {
       row: Number(row.id),
       fields: {
