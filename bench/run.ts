@@ -23,13 +23,13 @@ import { loadSearchJudgements, RECALL_AT_10_TARGET, SUCCESS_AT_3_TARGET } from '
 import { keywordSearchScenario } from './lib/keyword-search';
 import { createLifecycle, type Lifecycle } from './lib/lifecycle';
 import { replicasScenario } from './lib/replicas';
+import type { Bench, Mode, Uploads } from './lib/bench';
 import { load, measureSlice, type LoadOptions, type LoadSlice } from './lib/load';
 import { cpuSince, peakRssBytes, resetPeakRss, snapshotCpu, type ProcessGroup } from './lib/proc';
-import { machineLine, table, targetsTable, totalCpu, type Measured, type Role, type Row, type TargetCheck } from './lib/report';
+import { machineLine, table, targetsTable, totalCpu, type Measured, type Role, type Row } from './lib/report';
 import {
   connectPostgres,
   freePort,
-  type PostgresAdmin,
   randomSuffix,
   ROOT,
   runAdmin,
@@ -38,26 +38,7 @@ import {
   startService,
   startStaticNginx,
   treeGroup,
-  type Service,
 } from './lib/stack';
-
-interface Mode {
-  smoke: boolean;
-  durationSec: number;
-  /** Each comparison's seconds are cut into this many rounds of one slice of each side. */
-  rounds: number;
-  warmupSec: number;
-  connections: number;
-  smallImages: number;
-  largeImages: number;
-  uploadConnections: number;
-  uploadSec: number;
-  rssUploads: number;
-  rssUploadBytes: number;
-  /** The search scenario's directory size and how many times each query is timed. */
-  searchTools: number;
-  searchSamples: number;
-}
 
 const FULL: Mode = {
   smoke: false,
@@ -195,60 +176,11 @@ async function runBaselineScript<T>(lifecycle: Lifecycle, name: string, script: 
   return JSON.parse(stdout.trim().split('\n').pop()!) as T;
 }
 
-/** What every scenario needs: the running stack, the seeded credentials, the load helpers and the report being built. */
-interface Bench {
-  mode: Mode;
-  lifecycle: Lifecycle;
-  workDir: string;
-  storageDir: string;
-  postgres: PostgresAdmin;
-  imagesDatabaseUrl: string;
-  /** The environment each service was started with (the images one with its PUBLIC_BASE_URL): more replicas start with it. */
-  imagesEnv: NodeJS.ProcessEnv;
-  toolsEnv: NodeJS.ProcessEnv;
-  tools: Service;
-  images: Service;
-  /** The project's nginx in front of both services. */
-  front: string;
-  roles: Record<string, Role>;
-  nginxGroup: ProcessGroup;
-  toolsGroups: ProcessGroup[];
-  imagesGroups: ProcessGroup[];
-  apiKey: string;
-  smallToken: string;
-  largeToken: string;
-  /** A user with a tenth of largeImages (the keyword-search scenario's). */
-  mediumToken: string;
-  uploadToken: string;
-  rows: Row[];
-  checks: TargetCheck[];
-  /** Tables of their own that scenarios add below the targets. */
-  sections: string[];
-  /** Load on `groups`: a warm-up (not measured), then slices of `options` (for the given seconds, or its `amount` each). */
-  loadSide(groups: ProcessGroup[], options: LoadOptions, rssGroup?: string): Side;
-  /** Runs of a script of bench/baselines/ that prints its operations, seconds, CPU and latencies (no warm-up: the script warms itself if it needs to). */
-  scriptSide(name: string, script: string, env: (seconds: number) => NodeJS.ProcessEnv): Side;
-  /** Adds a baseline's row and its subject's, with the ratio of their req/s. */
-  pair(baselineName: string, baseline: Measured, name: string, subject: Measured): Row;
-  /** A baseline and its subject in alternating slices, `seconds` each in all. */
-  compare(baselineName: string, baseline: Side, name: string, subject: Side, seconds: number): Promise<Row>;
-}
-
 /** The tools requests of targets 1 and 5, with the key in its header. */
 interface ToolsRequests {
   listPaths: string[];
   searchPaths: string[];
   keyHeader: Record<string, string>;
-}
-
-/** The photos and helpers the upload scenarios share (and `/i/`, which needs one stored file). */
-interface Uploads {
-  sizes: { label: string; width: number; height: number }[];
-  photos: Map<string, Buffer>;
-  url: string;
-  /** The stored count once no upload is in flight. */
-  storedCount(): Promise<number>;
-  uploadOnce(file: Buffer, name: string): Promise<{ url: string }>;
 }
 
 /** Builds the production JS if asked, starts the stack and seeds it. */

@@ -6,33 +6,18 @@
  * `total_estimated`, and within 10 % of the truth when it does (the seeded shares are even, so the
  * newest images' share is the user's).
  */
-import { alternate, type Side } from './alternate';
+import { alternate } from './alternate';
+import type { Bench } from './bench';
 import { KEYWORDS, seedImageRows } from './dataset';
 import type { LoadOptions } from './load';
-import type { ProcessGroup } from './proc';
-import type { Row, TargetCheck } from './report';
 
 export const KEYWORD_P99_TARGET_MS = 25;
 const PAGES = 5;
 
-/** What the scenario needs of the bench (bench/run.ts). */
-export interface KeywordBench {
-  mode: { smoke: boolean; durationSec: number; connections: number; largeImages: number };
-  front: string;
-  imagesDatabaseUrl: string;
-  imagesGroups: ProcessGroup[];
-  /** The user with mode.largeImages images (the images-list scenario's) and one with a tenth of that. */
-  largeToken: string;
-  mediumToken: string;
-  loadSide(groups: ProcessGroup[], options: LoadOptions): Side;
-  rows: Row[];
-  checks: TargetCheck[];
-}
-
 const searchPaths = (keyword: string) =>
   Array.from({ length: PAGES }, (_, i) => `/api/image.php?action=list&page=${i + 1}&limit=20&keyword=${encodeURIComponent(keyword)}`);
 
-export async function keywordSearchScenario(bench: KeywordBench, log: (line: string) => void): Promise<void> {
+export async function keywordSearchScenario(bench: Bench, log: (line: string) => void): Promise<void> {
   const { mode, front } = bench;
   // The large user first, as when the images-list scenario ran before (seeding skips a user already
   // seeded): the medium user's rows are then the newest. Seeded the other way round, Postgres walks

@@ -14,46 +14,13 @@
 import path from 'node:path';
 import { Client } from 'pg';
 import type { Side } from './alternate';
+import type { Bench, Uploads } from './bench';
 import { seedImageRows, uniqueMultipartUploads } from './dataset';
-import { stopGroup, type Lifecycle } from './lifecycle';
+import { stopGroup } from './lifecycle';
 import type { LoadOptions } from './load';
 import type { ProcessGroup } from './proc';
-import { type Measured, type Role, type Row, totalCpu } from './report';
-import { startProjectNginx, startService, treeGroup, type Service } from './stack';
-
-/** What the scenario takes from the bench (bench/run.ts's `Bench`, by shape). */
-export interface ReplicasBench {
-  mode: { smoke: boolean; connections: number; durationSec: number; uploadConnections: number; uploadSec: number; smallImages: number };
-  lifecycle: Lifecycle;
-  workDir: string;
-  storageDir: string;
-  imagesDatabaseUrl: string;
-  /** The environment each service was started with (the images one with its PUBLIC_BASE_URL). */
-  imagesEnv: NodeJS.ProcessEnv;
-  toolsEnv: NodeJS.ProcessEnv;
-  tools: Service;
-  images: Service;
-  front: string;
-  roles: Record<string, Role>;
-  nginxGroup: ProcessGroup;
-  toolsGroups: ProcessGroup[];
-  imagesGroups: ProcessGroup[];
-  apiKey: string;
-  smallToken: string;
-  uploadToken: string;
-  rows: Row[];
-  sections: string[];
-  loadSide(groups: ProcessGroup[], options: LoadOptions, rssGroup?: string): Side;
-  compare(baselineName: string, baseline: Side, name: string, subject: Side, seconds: number): Promise<Row>;
-}
-
-/** What it takes of the upload scenarios' shared helpers. */
-export interface ReplicasUploads {
-  sizes: { label: string; width: number; height: number }[];
-  photos: Map<string, Buffer>;
-  /** The stored count once no upload is in flight. */
-  storedCount(): Promise<number>;
-}
+import { type Measured, type Row, totalCpu } from './report';
+import { startProjectNginx, startService, treeGroup } from './stack';
 
 const TOOLS_LIST_PAGES = 13;
 const LIST_PAGES = 5;
@@ -72,7 +39,7 @@ async function storedImages(databaseUrl: string, userName: string): Promise<numb
 
 const fixed = (value: number | undefined, digits: number) => (value !== undefined && Number.isFinite(value) ? value.toFixed(digits) : '-');
 
-export async function replicasScenario(bench: ReplicasBench, uploads: ReplicasUploads, log: (line: string) => void): Promise<void> {
+export async function replicasScenario(bench: Bench, uploads: Uploads, log: (line: string) => void): Promise<void> {
   const { mode, lifecycle, workDir } = bench;
   log('replicas: one replica of each service against two, behind nginx from the same template...');
   // The images list needs a user with images; the images-list scenario seeds the same one when it runs.

@@ -9,10 +9,10 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, 
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { describeWithRealServer } from '@platform/kit/testing';
+import { describeWithRealServer, rawExchange } from '@platform/kit/testing';
 import { loadConfig as loadImagesConfig } from '../../services/images/src/config';
 import { createLinkSigner } from '../../services/images/src/images/link-signer';
-import { freePort, rawRequest, stopProcess } from './platform';
+import { freePort, stopProcess } from './platform';
 
 const UPLOADER = path.resolve(__dirname, '..', '..', 'packages', 'uploader', 'bin', 'upload.mjs');
 
@@ -201,12 +201,12 @@ describe('npm start (embedded mode as a real process)', () => {
 
       // What `curl "…&keyword=截图"` sends: raw UTF-8 in the URL, which Node's parser refuses before any
       // route. The answer is still the envelope of the service that owns the path.
-      const rawImages = await rawRequest(port, Buffer.from(`GET /api/image.php?action=list&keyword=截图 HTTP/1.1\r\nHost: x\r\nX-API-Token: ${token}\r\n\r\n`));
+      const rawImages = await rawExchange(port, Buffer.from(`GET /api/image.php?action=list&keyword=截图 HTTP/1.1\r\nHost: x\r\nX-API-Token: ${token}\r\n\r\n`));
       expect(rawImages.head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
-      expect(JSON.parse(rawImages.body)).toEqual({ code: 1, msg: '请求格式错误' });
-      const rawTools = await rawRequest(port, Buffer.from(`GET /api/index.php?action=search&q=截图 HTTP/1.1\r\nHost: x\r\n\r\n`));
+      expect(JSON.parse(rawImages.text)).toEqual({ code: 1, msg: '请求格式错误' });
+      const rawTools = await rawExchange(port, Buffer.from(`GET /api/index.php?action=search&q=截图 HTTP/1.1\r\nHost: x\r\n\r\n`));
       expect(rawTools.head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
-      expect(JSON.parse(rawTools.body)).toEqual({ success: false, error: { code: 400, message: '参数错误: URL 含有未编码的字符（中文等须先做 URL 编码）' } });
+      expect(JSON.parse(rawTools.text)).toEqual({ success: false, error: { code: 400, message: '参数错误: URL 含有未编码的字符（中文等须先做 URL 编码）' } });
     } finally {
       expect(await stopProcess(second.child, 'SIGTERM')).toBe(0);
     }

@@ -173,19 +173,6 @@ async function waitForReady(replica: Replica): Promise<void> {
   if (res.status !== 200) throw new Error(`${replica.name} listens but /readyz answered ${res.status}: ${await res.text()}`);
 }
 
-/** Sends raw bytes (as a client that does not percent-encode would) and returns the whole answer. */
-export async function rawRequest(port: number, bytes: Buffer): Promise<{ head: string; body: string }> {
-  const socket = net.connect(port, '127.0.0.1');
-  await new Promise((resolve) => socket.once('connect', resolve));
-  const chunks: Buffer[] = [];
-  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-  const closed = new Promise((resolve) => socket.on('close', resolve));
-  socket.write(bytes);
-  await closed;
-  const [head, body] = Buffer.concat(chunks).toString('utf8').split('\r\n\r\n');
-  return { head: head!, body: body ?? '' };
-}
-
 export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
   if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
   return new Promise((resolve) => {

@@ -5,18 +5,13 @@ import { runAdminCommand } from '../src/admin/commands';
 import { createApp } from '../src/app';
 import { createMediaProcessor } from '../src/media/media-processor';
 import { createMetrics } from '../src/metrics/metrics';
-import { createTestUser, openTestService, userAdminFor, type TestService } from './support/harness';
+import { createTestUser, useTestService, userAdminFor } from './support/harness';
 
 // The security review's account findings: each reproduced as it was reported, and what happens now.
 
 const API = '/api/image.php';
 const FAILURES_PER_ACCOUNT = 3;
-let svc: TestService;
-beforeAll(async () => {
-  svc = await openTestService({ SIGN_IN_FAILURES_PER_ACCOUNT: String(FAILURES_PER_ACCOUNT), REGISTRATION_ENABLED: 'true' });
-});
-afterAll(async () => svc?.close());
-beforeEach(async () => svc.reset());
+const svc = useTestService({ SIGN_IN_FAILURES_PER_ACCOUNT: String(FAILURES_PER_ACCOUNT), REGISTRATION_ENABLED: 'true' });
 
 const read = (action: string, token: string) => request(svc.app).get(`${API}?action=${action}`).set('X-API-Token', token);
 const write = (action: string, token?: string) => {

@@ -3,21 +3,16 @@ import { createApp, createServices } from '../src/app';
 import { createMediaProcessor } from '../src/media/media-processor';
 import { createMetrics } from '../src/metrics/metrics';
 import pino from 'pino';
-import { createTestUser, fixture, openTestService, userAdminFor, type TestService } from './support/harness';
+import { createTestUser, fixture, openTestService, useTestService, userAdminFor } from './support/harness';
 
 // Sign-in, sessions, the account area's token, named tokens, passwords, registration.
 
 const API = '/api/image.php';
 const HOUR = 60 * 60 * 1000;
 let offsetMs = 0;
-let svc: TestService;
-beforeAll(async () => {
-  svc = await openTestService({ SIGN_IN_FAILURES_PER_ACCOUNT: '3' }, { clock: () => new Date(Date.now() + offsetMs) });
-});
-afterAll(async () => svc?.close());
-beforeEach(async () => {
+const svc = useTestService({ SIGN_IN_FAILURES_PER_ACCOUNT: '3' }, { clock: () => new Date(Date.now() + offsetMs) });
+beforeEach(() => {
   offsetMs = 0;
-  await svc.reset();
 });
 
 const read = (action: string, token?: string, query = '') => {

@@ -1,16 +1,11 @@
 import request from 'supertest';
-import { createTestUser, fixture, openTestService, usedBytes, type TestService } from './support/harness';
+import { createTestUser, fixture, useTestService, usedBytes } from './support/harness';
 import { tokenCalls } from './support/api-calls';
 
 // What an admin user manages through the API: users and membership groups.
 
 const API = '/api/image.php';
-let svc: TestService;
-beforeAll(async () => {
-  svc = await openTestService();
-});
-afterAll(async () => svc?.close());
-beforeEach(async () => svc.reset());
+const svc = useTestService();
 
 const { read, write, sessionOf } = tokenCalls(() => svc);
 

@@ -1,17 +1,12 @@
 import request from 'supertest';
-import { createTestUser, filesIn, fixtureBytes, imageRows, openTestService, storedKeys, usedBytes, type TestService } from './support/harness';
+import { createTestUser, filesIn, fixtureBytes, imageRows, useTestService, storedKeys, usedBytes } from './support/harness';
 import { tokenCalls } from './support/api-calls';
 
 // What an admin does with every user's images: find them by user, type, size and upload day, bin or
 // purge them in bulk (as each owner's own delete and purge), and ban a user's uploads.
 
 const API = '/api/image.php';
-let svc: TestService;
-beforeAll(async () => {
-  svc = await openTestService();
-});
-afterAll(async () => svc?.close());
-beforeEach(async () => svc.reset());
+const svc = useTestService();
 
 const { read, write, sessionOf } = tokenCalls(() => svc);
 

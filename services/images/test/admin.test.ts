@@ -1,14 +1,9 @@
 import request from 'supertest';
 import { runAdminCommand } from '../src/admin/commands';
 import { parseByteSize } from '../src/users/byte-sizes';
-import { createTestUser, filesIn, storedKeys, fixture, imageRows, openTestService, usedBytes, type TestService, distinctBytes } from './support/harness';
+import { createTestUser, filesIn, storedKeys, fixture, imageRows, useTestService, usedBytes, distinctBytes } from './support/harness';
 
-let svc: TestService;
-beforeAll(async () => {
-  svc = await openTestService({ MAX_UPLOAD_BYTES: String(64 * 1024 * 1024) });
-});
-afterAll(async () => svc?.close());
-beforeEach(async () => svc.reset());
+const svc = useTestService({ MAX_UPLOAD_BYTES: String(64 * 1024 * 1024) });
 
 /** Runs a command; `output` is stdout, `errors` stderr (only present when something was written there). */
 async function admin(...argv: string[]) {

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import request from 'supertest';
 import { ensureDemoUser } from '../src/demo';
-import { createTestUser, fixture, openTestService, userAdminFor, type TestService } from './support/harness';
+import { createTestUser, fixture, openTestService, useTestService, userAdminFor } from './support/harness';
 
 const logLines: Array<Record<string, unknown>> = [];
 const logStream = new Writable({
@@ -12,13 +12,8 @@ const logStream = new Writable({
   },
 });
 
-let svc: TestService;
-beforeAll(async () => {
-  svc = await openTestService({}, { logger: pino({ level: 'info' }, logStream) });
-});
-afterAll(async () => svc?.close());
-beforeEach(async () => {
-  await svc.reset();
+const svc = useTestService({}, { logger: pino({ level: 'info' }, logStream) });
+beforeEach(() => {
   logLines.length = 0;
 });
 

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { createTestUser, filesIn, fixture, fixtureBytes, imageRows, openTestService, publicBytes, type TestService } from './support/harness';
+import { createTestUser, filesIn, fixture, fixtureBytes, imageRows, useTestService, publicBytes } from './support/harness';
 
 /**
  * Chevereto's and EasyImage's upload APIs as their clients call them:
@@ -12,12 +12,7 @@ import { createTestUser, filesIn, fixture, fixtureBytes, imageRows, openTestServ
  *   sends `image` first); `result` is `success` with `url`, else `failed` with `code` (202 for a
  *   wrong token) and `message`.
  */
-let svc: TestService;
-beforeAll(async () => {
-  svc = await openTestService();
-});
-afterAll(async () => svc?.close());
-beforeEach(async () => svc.reset());
+const svc = useTestService();
 
 const CHEVERETO = '/compat/chevereto/api/1/upload';
 const EASYIMAGE = '/compat/easyimage/api/index.php';

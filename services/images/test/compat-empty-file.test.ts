@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { createTestUser, filesIn, imageRows, openTestService, type TestService } from './support/harness';
+import { createTestUser, filesIn, imageRows, useTestService } from './support/harness';
 
 // A 0-byte file sent to each compatibility route: the main upload route's "empty file" message, in
 // that route's own envelope and status, and nothing stored or charged. No file at all keeps 请选择要上传的文件.
@@ -7,12 +7,7 @@ import { createTestUser, filesIn, imageRows, openTestService, type TestService }
 const EMPTY = '文件为空（0 字节），请选择有内容的图片';
 const NO_FILE = '请选择要上传的文件';
 
-let svc: TestService;
-beforeAll(async () => {
-  svc = await openTestService();
-});
-afterAll(async () => svc?.close());
-beforeEach(async () => svc.reset());
+const svc = useTestService();
 
 const nothingStored = async (userId: number) => {
   expect(await imageRows(svc.db)).toEqual([]);

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { createTestUser, fixture, fixtureBytes, imageRows, openTestService, publicBytes, type TestService } from './support/harness';
+import { createTestUser, fixture, fixtureBytes, imageRows, useTestService, publicBytes } from './support/harness';
 
 /**
  * Lsky Pro's API as its clients call it: each request is the one the client builds (headers, fields,
@@ -17,12 +17,7 @@ import { createTestUser, fixture, fixtureBytes, imageRows, openTestService, publ
  *   multipart `email` and `password`, reads `data.token` when `code == 200`; uploads `image` with a
  *   `token` header to `{domain}/api/upload`, reads `data.url`, else `msg`; any non-2xx is a failure.
  */
-let svc: TestService;
-beforeAll(async () => {
-  svc = await openTestService();
-});
-afterAll(async () => svc?.close());
-beforeEach(async () => svc.reset());
+const svc = useTestService();
 
 const SERVER = '/compat/lsky';
 const PASSWORD = 'correct horse battery';

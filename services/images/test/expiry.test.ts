@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { createTestUser, distinctBytes, imageRows, openTestService, storedKeys, usedBytes, type TestService } from './support/harness';
+import { createTestUser, distinctBytes, imageRows, useTestService, storedKeys, usedBytes } from './support/harness';
 
 /**
  * An expiry per image: set at upload (`expires_in` seconds or `expires_at` ISO 8601) or later
@@ -9,14 +9,9 @@ import { createTestUser, distinctBytes, imageRows, openTestService, storedKeys, 
 jest.setTimeout(60_000);
 
 let now = new Date('2030-01-01T00:00:00Z');
-let svc: TestService;
-beforeAll(async () => {
-  svc = await openTestService({}, { clock: () => now });
-});
-afterAll(async () => svc?.close());
-beforeEach(async () => {
+const svc = useTestService({}, { clock: () => now });
+beforeEach(() => {
   now = new Date('2030-01-01T00:00:00Z');
-  await svc.reset();
 });
 
 const API = '/api/image.php';

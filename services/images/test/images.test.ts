@@ -12,17 +12,12 @@ import {
   fixtureBytes,
   imageRows,
   openTestService,
+  useTestService,
   publicBytes,
   usedBytes,
-  type TestService,
 } from './support/harness';
 
-let svc: TestService;
-beforeAll(async () => {
-  svc = await openTestService();
-});
-afterAll(async () => svc?.close());
-beforeEach(async () => svc.reset());
+const svc = useTestService();
 
 const API = '/api/image.php';
 const local = (absoluteUrl: string) => absoluteUrl.replace('http://img.test', '');

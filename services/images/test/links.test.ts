@@ -1,16 +1,11 @@
 import request from 'supertest';
 import { createLinkSigner } from '../src/images/link-signer';
-import { createTestUser, distinctBytes, filesIn, storedKeys, fixture, imageRows, openTestService, type TestService } from './support/harness';
+import { createTestUser, distinctBytes, filesIn, storedKeys, fixture, imageRows, useTestService } from './support/harness';
 
 // The `links` extension of upload and list answers, and the deletion link behind it.
 
 const API = '/api/image.php';
-let svc: TestService;
-beforeAll(async () => {
-  svc = await openTestService();
-});
-afterAll(async () => svc?.close());
-beforeEach(async () => svc.reset());
+const svc = useTestService();
 
 const local = (absoluteUrl: string) => absoluteUrl.replace('http://img.test', '');
 

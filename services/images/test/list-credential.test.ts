@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { createImagesRepository } from '../src/images/images-repository';
-import { createTestUser, fixture, openTestService, userAdminFor, type TestService } from './support/harness';
+import { createTestUser, fixture, useTestService, userAdminFor } from './support/harness';
 
 // The list and bin pages confirm their credential in their own statement, so a replica may answer
 // them for a token it looked up in the last minute without looking it up again. These tests hold that
@@ -10,14 +10,9 @@ import { createTestUser, fixture, openTestService, userAdminFor, type TestServic
 const API = '/api/image.php';
 const HOUR = 60 * 60 * 1000;
 let offsetMs = 0;
-let svc: TestService;
-beforeAll(async () => {
-  svc = await openTestService({}, { clock: () => new Date(Date.now() + offsetMs) });
-});
-afterAll(async () => svc?.close());
-beforeEach(async () => {
+const svc = useTestService({}, { clock: () => new Date(Date.now() + offsetMs) });
+beforeEach(() => {
   offsetMs = 0;
-  await svc.reset();
 });
 
 const get = (token: string, query: string) => request(svc.app).get(`${API}?${query}`).set('X-API-Token', token);

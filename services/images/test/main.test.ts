@@ -1,10 +1,9 @@
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { migrateToLatest, openDb } from '@platform/kit';
-import { serviceProcesses } from '@platform/kit/testing';
+import { rawExchange, serviceProcesses } from '@platform/kit/testing';
 import { loadConfig } from '../src/config';
 import { fixtureBytes, userAdminFor } from './support/harness';
 import { migrationSource } from '../src/db/migration-source';
@@ -85,33 +84,20 @@ test('when SIGTERM arrives during an upload, then the upload finishes, then the 
   }
 }, 60000);
 
-/** Sends raw bytes (as a client that does not percent-encode would) and returns the whole answer. */
-async function rawRequest(port: number, bytes: Buffer): Promise<{ head: string; body: string }> {
-  const socket = net.connect(port, '127.0.0.1');
-  await new Promise((resolve) => socket.once('connect', resolve));
-  const chunks: Buffer[] = [];
-  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-  const closed = new Promise((resolve) => socket.on('close', resolve));
-  socket.write(bytes);
-  await closed;
-  const [head, body] = Buffer.concat(chunks).toString('utf8').split('\r\n\r\n');
-  return { head: head!, body: body ?? '' };
-}
-
 test('when the HTTP parser refuses a request (raw UTF-8 in the query, headers over 16 KB), then the answer is still the envelope', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'images-main-'));
   const { child, port, exit } = startMain({ DATABASE_URL: 'pglite:memory', STORAGE_DIR: `${dir}/files`, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', INIT_CWD: '' });
   try {
     const listening = await port;
     // What `curl "http://…/api/image.php?action=list&keyword=截图"` sends.
-    const rawUtf8 = await rawRequest(listening, Buffer.from('GET /api/image.php?action=list&keyword=截图 HTTP/1.1\r\nHost: localhost\r\n\r\n', 'utf8'));
+    const rawUtf8 = await rawExchange(listening, Buffer.from('GET /api/image.php?action=list&keyword=截图 HTTP/1.1\r\nHost: localhost\r\n\r\n', 'utf8'));
     expect(rawUtf8.head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     expect(rawUtf8.head).toContain('Content-Type: application/json; charset=utf-8');
-    expect(JSON.parse(rawUtf8.body)).toEqual({ code: 1, msg: '请求格式错误' });
+    expect(JSON.parse(rawUtf8.text)).toEqual({ code: 1, msg: '请求格式错误' });
 
-    const hugeHeader = await rawRequest(listening, Buffer.from(`GET /api/image.php?action=list HTTP/1.1\r\nHost: localhost\r\nX-API-Token: ${'t'.repeat(20 * 1024)}\r\n\r\n`));
+    const hugeHeader = await rawExchange(listening, Buffer.from(`GET /api/image.php?action=list HTTP/1.1\r\nHost: localhost\r\nX-API-Token: ${'t'.repeat(20 * 1024)}\r\n\r\n`));
     expect(hugeHeader.head).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
-    expect(JSON.parse(hugeHeader.body)).toEqual({ code: 1, msg: '请求格式错误' });
+    expect(JSON.parse(hugeHeader.text)).toEqual({ code: 1, msg: '请求格式错误' });
 
     // The same keyword percent-encoded is an ordinary request.
     const encoded = await fetch(`http://127.0.0.1:${listening}/api/image.php?action=list&keyword=${encodeURIComponent('截图')}`);

@@ -1,11 +1,10 @@
 import fs from 'node:fs';
 import http from 'node:http';
-import net, { type AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import path from 'node:path';
 import pino from 'pino';
 import request from 'supertest';
-import { loadOpenApi, type CheckedResponse, type OpenApiValidator, type SpecTarget } from '@platform/kit/testing';
+import { loadOpenApi, rawExchange, type OpenApiValidator, type SpecTarget } from '@platform/kit/testing';
 import { Messages } from '../src/errors/messages';
 import { installClientErrorEnvelope } from '../src/http/client-error';
 import { createTestUser, fixture, openTestService, type TestService } from './support/harness';
@@ -61,23 +60,6 @@ async function upload(token: string, file = 'tiny.png') {
   const res = await write('upload').set('X-API-Token', token).attach('file', fixture(file));
   expect(res.body.code).toBe(0);
   return res.body.data as { id: number; url: string; thumb_url: string; links: { delete: string } };
-}
-
-/** Sends raw bytes on a socket (as a client that does not percent-encode would) and reads the whole answer. */
-async function rawExchange(server: http.Server, bytes: string): Promise<CheckedResponse> {
-  const socket = net.connect((server.address() as AddressInfo).port, '127.0.0.1');
-  await once(socket, 'connect');
-  const chunks: Buffer[] = [];
-  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-  const closed = once(socket, 'close');
-  socket.write(Buffer.from(bytes, 'utf8'));
-  await closed;
-  const answer = Buffer.concat(chunks).toString('utf8');
-  const headEnd = answer.indexOf('\r\n\r\n');
-  const [statusLine, ...headerLines] = answer.slice(0, headEnd).split('\r\n');
-  const headers: Record<string, string> = {};
-  for (const line of headerLines) headers[line.slice(0, line.indexOf(':')).toLowerCase()] = line.slice(line.indexOf(':') + 1).trim();
-  return { status: Number(statusLine!.split(' ')[1]), headers, text: answer.slice(headEnd + 4) };
 }
 
 describe('the document', () => {

@@ -1,14 +1,9 @@
-import { createTestUser, distinctBytes, expectConsistentStore, filesIn, storedKeys, imageRows, openTestService, usedBytes, type TestService } from './support/harness';
+import { createTestUser, distinctBytes, expectConsistentStore, filesIn, storedKeys, imageRows, useTestService, usedBytes } from './support/harness';
 import { tokenCalls } from './support/api-calls';
 
 // Categories (rename, delete), moving images, and delete/restore/purge of many ids at once.
 
-let svc: TestService;
-beforeAll(async () => {
-  svc = await openTestService();
-});
-afterAll(async () => svc?.close());
-beforeEach(async () => svc.reset());
+const svc = useTestService();
 
 const { read, write } = tokenCalls(() => svc);
 

@@ -6,18 +6,13 @@ import request from 'supertest';
 import { canDecodeHeic } from '../src/media/media-processor';
 import { minimalOrientationTiff, orientationFromTiff, stripMetadataBytes, stripMetadataFile } from '../src/media/metadata-stripper';
 import { PERSONAL } from './fixtures/make-fixtures';
-import { createTestUser, filesIn, storedKeys, fixture, fixtureBytes, imageRows, openTestService, publicBytes, usedBytes, userAdminFor, type TestService } from './support/harness';
+import { createTestUser, filesIn, storedKeys, fixture, fixtureBytes, imageRows, useTestService, publicBytes, usedBytes, userAdminFor } from './support/harness';
 
 // Photo privacy: a stored original carries no GPS, serials, owner or XMP unless the group keeps
 // them, keeps its orientation and colour profile, and (JPEG, PNG, WebP, GIF) is not re-encoded.
 
 const UPLOAD = '/api/image.php?action=upload';
-let svc: TestService;
-beforeAll(async () => {
-  svc = await openTestService();
-});
-afterAll(async () => svc?.close());
-beforeEach(async () => svc.reset());
+const svc = useTestService();
 
 /** The personal values the fixtures carry, as they appear in bytes (ASCII in EXIF, XMP, comments). */
 const PERSONAL_TEXTS = Object.values(PERSONAL);

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { loadConfig } from '../src/config';
-import { TEST_KEYS, createTestUser, fixture, openTestService, type TestService } from './support/harness';
+import { TEST_KEYS, createTestUser, fixture, openTestService, useTestService } from './support/harness';
 
 // PUBLIC_HOSTS: links follow the request's host when the operator allowed it, and only then. The
 // supertest client is on loopback, a trusted proxy by default, as nginx is to the service.
@@ -8,12 +8,7 @@ import { TEST_KEYS, createTestUser, fixture, openTestService, type TestService }
 const API = '/api/image.php';
 const LAN = '192.168.1.5:8080';
 
-let svc: TestService;
-beforeAll(async () => {
-  svc = await openTestService({ PUBLIC_HOSTS: `${LAN}, Photos.LAN` });
-});
-afterAll(async () => svc?.close());
-beforeEach(async () => svc.reset());
+const svc = useTestService({ PUBLIC_HOSTS: `${LAN}, Photos.LAN` });
 
 const upload = (token: string, host?: string) => {
   const req = request(svc.app).post(`${API}?action=upload`).set('X-API-Token', token);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import request from 'supertest';
 import { createImagesRepository, type ImageRow } from '../src/images/images-repository';
-import { createTestUser, expectConsistentStore, fixture, openTestService, usedBytes, type TestService } from './support/harness';
+import { createTestUser, expectConsistentStore, fixture, useTestService, usedBytes } from './support/harness';
 
 // A crash can stop a request between any two of its steps. These tests build exactly the state each
 // stop leaves (using the same repository and storage calls the services make, in the same order),
@@ -9,14 +9,9 @@ import { createTestUser, expectConsistentStore, fixture, openTestService, usedBy
 
 const HOUR = 60 * 60 * 1000;
 let offsetMs = 0;
-let svc: TestService;
-beforeAll(async () => {
-  svc = await openTestService({}, { clock: () => new Date(Date.now() + offsetMs) });
-});
-afterAll(async () => svc?.close());
-beforeEach(async () => {
+const svc = useTestService({}, { clock: () => new Date(Date.now() + offsetMs) });
+beforeEach(() => {
   offsetMs = 0;
-  await svc.reset();
 });
 
 const API = '/api/image.php';

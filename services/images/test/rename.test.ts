@@ -1,16 +1,11 @@
 import request from 'supertest';
-import { createTestUser, fixture, openTestService, type TestService } from './support/harness';
+import { createTestUser, fixture, useTestService } from './support/harness';
 import { tokenCalls } from './support/api-calls';
 
 // Renaming an image (extension): the displayed name only; the URL and the stored file stay.
 
 const API = '/api/image.php';
-let svc: TestService;
-beforeAll(async () => {
-  svc = await openTestService();
-});
-afterAll(async () => svc?.close());
-beforeEach(async () => svc.reset());
+const svc = useTestService();
 
 const { read, write } = tokenCalls(() => svc);
 

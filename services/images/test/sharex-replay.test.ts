@@ -1,16 +1,11 @@
 import path from 'node:path';
 import request from 'supertest';
-import { createTestUser, fixtureBytes, openTestService, userAdminFor, type TestService } from './support/harness';
+import { createTestUser, fixtureBytes, useTestService, userAdminFor } from './support/harness';
 
 // ShareX as it runs an imported .sxcu: the request it builds, and what it shows the user.
 
 const API = '/api/image.php';
-let svc: TestService;
-beforeAll(async () => {
-  svc = await openTestService();
-});
-afterAll(async () => svc?.close());
-beforeEach(async () => svc.reset());
+const svc = useTestService();
 
 interface Sxcu {
   DestinationType: string;

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { createTestUser, openTestService, type TestService } from './support/harness';
+import { createTestUser, useTestService, type TestService } from './support/harness';
 
 // The site settings admins edit (site name, registration, the group of new users): stored in the
 // database, unless an environment variable fixes one, which then wins and refuses edits.
@@ -15,12 +15,7 @@ async function adminSession(svc: TestService) {
 const register = (svc: TestService, username: string) => request(svc.app).post(`${API}?action=register`).send({ username, password: 'password-123' });
 
 describe('without environment settings', () => {
-  let svc: TestService;
-  beforeAll(async () => {
-    svc = await openTestService();
-  });
-  afterAll(async () => svc?.close());
-  beforeEach(async () => svc.reset());
+  const svc = useTestService();
 
   test('when an admin saves the settings, then registration opens into the chosen group and features show the site name, at once', async () => {
     const session = await adminSession(svc);
@@ -69,12 +64,7 @@ describe('without environment settings', () => {
 });
 
 describe('with SITE_NAME, REGISTRATION_ENABLED and REGISTRATION_GROUP set', () => {
-  let svc: TestService;
-  beforeAll(async () => {
-    svc = await openTestService({ SITE_NAME: 'Env Images', REGISTRATION_ENABLED: 'true', REGISTRATION_GROUP: 'vip' });
-  });
-  afterAll(async () => svc?.close());
-  beforeEach(async () => svc.reset());
+  const svc = useTestService({ SITE_NAME: 'Env Images', REGISTRATION_ENABLED: 'true', REGISTRATION_GROUP: 'vip' });
 
   test('when an admin reads or edits the settings, then each shows the environment value as fixed and an edit of one is refused with the message, storing nothing', async () => {
     const session = await adminSession(svc);

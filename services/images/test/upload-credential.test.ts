@@ -1,18 +1,13 @@
 import request from 'supertest';
 import { PERSONAL } from './fixtures/make-fixtures';
-import { createTestUser, distinctBytes, expectConsistentStore, filesIn, fixture, fixtureBytes, imageRows, openTestService, publicBytes, usedBytes, userAdminFor, type TestService } from './support/harness';
+import { createTestUser, distinctBytes, expectConsistentStore, filesIn, fixture, fixtureBytes, imageRows, useTestService, publicBytes, usedBytes, userAdminFor } from './support/harness';
 
 // A token in use whose credential, user or group changes: its next upload gets exactly the answer a
 // fresh lookup gives, on the first request after the change, and leaves nothing behind when refused:
 // no file, no row, no charge. (Every upload looks its credential up; the quota rules are charge_upload's.)
 
 const UPLOAD = '/api/image.php?action=upload';
-let svc: TestService;
-beforeAll(async () => {
-  svc = await openTestService();
-});
-afterAll(async () => svc?.close());
-beforeEach(async () => svc.reset());
+const svc = useTestService();
 
 const NOT_LOGGED_IN = { code: 1, msg: '请先登录' };
 const TOO_LARGE = { code: 1, msg: '文件大小超出限制' };

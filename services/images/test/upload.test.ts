@@ -18,19 +18,14 @@ import {
   fixtureBytes,
   imageRows,
   openTestService,
+  useTestService,
   publicBytes,
   usedBytes,
   userAdminFor,
   withCurrentStore,
-  type TestService,
 } from './support/harness';
 
-let svc: TestService;
-beforeAll(async () => {
-  svc = await openTestService();
-});
-afterAll(async () => svc?.close());
-beforeEach(async () => svc.reset());
+const svc = useTestService();
 
 const UPLOAD = '/api/image.php?action=upload';
 const thumbPath = (thumbUrl: string) => thumbUrl.replace('http://img.test', '');

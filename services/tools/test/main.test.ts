@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { rawExchange } from '@platform/kit/testing';
 
 const serviceRoot = path.resolve(__dirname, '..');
 
@@ -40,18 +41,6 @@ function startMain(env: Record<string, string>) {
   return { child, exited, printed, output: () => stdout, errors: () => stderr };
 }
 
-/** Sends raw bytes (as a client that does not percent-encode would) and returns the whole answer. */
-async function rawRequest(port: number, bytes: Buffer): Promise<string> {
-  const socket = net.connect(port, '127.0.0.1');
-  await new Promise((resolve) => socket.once('connect', resolve));
-  let response = '';
-  socket.on('data', (chunk) => (response += String(chunk)));
-  const closed = new Promise((resolve) => socket.on('close', resolve));
-  socket.write(bytes);
-  await closed;
-  return response;
-}
-
 async function waitForListening(main: ReturnType<typeof startMain>): Promise<void> {
   await main.printed('tools service listening');
 }
@@ -69,15 +58,14 @@ describe('main process', () => {
     const main = startMain({ PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: 'pglite:memory', REDIS_URL: '', LOG_LEVEL: 'info' });
     try {
       await waitForListening(main);
-      const rawUtf8 = await rawRequest(port, Buffer.from('GET /api/index.php?action=search&q=截图 HTTP/1.1\r\nHost: localhost\r\n\r\n', 'utf8'));
-      const [head, body] = rawUtf8.split('\r\n\r\n');
-      expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
-      expect(head).toContain('Content-Type: application/json; charset=utf-8');
-      expect(JSON.parse(body!)).toEqual({ success: false, error: { code: 400, message: '参数错误: URL 含有未编码的字符（中文等须先做 URL 编码）' } });
+      const rawUtf8 = await rawExchange(port, Buffer.from('GET /api/index.php?action=search&q=截图 HTTP/1.1\r\nHost: localhost\r\n\r\n', 'utf8'));
+      expect(rawUtf8.head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+      expect(rawUtf8.head).toContain('Content-Type: application/json; charset=utf-8');
+      expect(JSON.parse(rawUtf8.text)).toEqual({ success: false, error: { code: 400, message: '参数错误: URL 含有未编码的字符（中文等须先做 URL 编码）' } });
 
-      const hugeHeader = await rawRequest(port, Buffer.from(`GET /api/index.php?action=tools HTTP/1.1\r\nHost: localhost\r\nX-API-Key: ${'k'.repeat(20 * 1024)}\r\n\r\n`));
-      expect(hugeHeader).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
-      expect(JSON.parse(hugeHeader.split('\r\n\r\n')[1]!)).toEqual({ success: false, error: { code: 431, message: '参数错误: 请求头过大' } });
+      const hugeHeader = await rawExchange(port, Buffer.from(`GET /api/index.php?action=tools HTTP/1.1\r\nHost: localhost\r\nX-API-Key: ${'k'.repeat(20 * 1024)}\r\n\r\n`));
+      expect(hugeHeader.head).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
+      expect(JSON.parse(hugeHeader.text)).toEqual({ success: false, error: { code: 431, message: '参数错误: 请求头过大' } });
 
       // The same keyword percent-encoded is served.
       const encoded = await fetch(`http://127.0.0.1:${port}/api/index.php?action=search&q=${encodeURIComponent('截图')}`);
@@ -103,9 +91,9 @@ describe('main process', () => {
       expect(ready.status).toBe(503);
       expect(await ready.json()).toEqual({ status: 'draining' });
       // A client asking to keep the connection is answered, and told it closes (a proxy then opens no more on it).
-      const answer = await rawRequest(port, Buffer.from('GET /api/index.php?action=search&q=x HTTP/1.1\r\nHost: localhost\r\nConnection: keep-alive\r\n\r\n'));
-      expect(answer).toMatch(/^HTTP\/1\.1 200 OK/);
-      expect(answer).toMatch(/\r\nConnection: close\r\n/i);
+      const answer = await rawExchange(port, Buffer.from('GET /api/index.php?action=search&q=x HTTP/1.1\r\nHost: localhost\r\nConnection: keep-alive\r\n\r\n'));
+      expect(answer.head).toMatch(/^HTTP\/1\.1 200 OK/);
+      expect(answer.head).toMatch(/\r\nConnection: close\r\n/i);
 
       await main.printed('no longer accepting connections');
       const refused = await new Promise<string>((resolve) => {

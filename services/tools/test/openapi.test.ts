@@ -1,12 +1,11 @@
 import fs from 'node:fs';
 import http from 'node:http';
-import net, { type AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import path from 'node:path';
 import type express from 'express';
 import { Redis } from 'ioredis';
 import request from 'supertest';
-import { type CheckedResponse, loadOpenApi, type OpenApiValidator, openTestDatabase, type SpecTarget } from '@platform/kit/testing';
+import { type CheckedResponse, loadOpenApi, type OpenApiValidator, openTestDatabase, rawExchange, type SpecTarget } from '@platform/kit/testing';
 import { ADS_SETTING_KEY } from '../src/ads/ads-service';
 import { createSettingsRepository } from '../src/ads/settings-repository';
 import { createApp } from '../src/app';
@@ -73,23 +72,6 @@ function expectError(res: request.Response, status: number, message: string) {
   expect(res.status).toBe(status);
   expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
   expect(res.body).toEqual({ success: false, error: { code: status, message } });
-}
-
-/** Sends raw bytes on a socket (as a client that does not percent-encode would) and reads the whole answer. */
-async function rawExchange(server: http.Server, bytes: string): Promise<CheckedResponse> {
-  const socket = net.connect((server.address() as AddressInfo).port, '127.0.0.1');
-  await once(socket, 'connect');
-  const chunks: Buffer[] = [];
-  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-  const closed = once(socket, 'close');
-  socket.write(Buffer.from(bytes, 'utf8'));
-  await closed;
-  const answer = Buffer.concat(chunks).toString('utf8');
-  const headEnd = answer.indexOf('\r\n\r\n');
-  const [statusLine, ...headerLines] = answer.slice(0, headEnd).split('\r\n');
-  const headers: Record<string, string> = {};
-  for (const line of headerLines) headers[line.slice(0, line.indexOf(':')).toLowerCase()] = line.slice(line.indexOf(':') + 1).trim();
-  return { status: Number(statusLine!.split(' ')[1]), headers, text: answer.slice(headEnd + 4) };
 }
 
 /** The app on a real socket with main.ts's parser-refusal envelope; `options` are Node's server timeouts. */

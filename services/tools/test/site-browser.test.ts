@@ -5,18 +5,12 @@
  * (and without JavaScript), a counted visit, icon fallbacks, a phone's width, the English switch, and
  * axe-core's accessibility rules. The tools' own sites and icons are answered by the test (no network).
  */
-import fs from 'node:fs';
-import http from 'node:http';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import request from 'supertest';
-import { createCatalogRepository } from '../src/catalog/catalog-repository';
-import { importCatalog } from '../src/catalog/importer';
-import { sampleDatasetPath } from '../src/demo';
 import { createIconRepository } from '../src/icons/icon-repository';
 import { renderIcon } from '../src/icons/icon-image';
-import { describeWithChromium, launchChromium, seriousAxeViolations } from '@platform/kit/testing';
-import { openHarness, type Harness } from './support/harness';
-import { listenOnLoopback } from './support/browser-site';
+import { describeWithChromium, seriousAxeViolations } from '@platform/kit/testing';
+import { useSampleSiteInChromium } from './support/sample-site';
 
 /** The one icon stored (for vscode, below), as the icon job would have stored it; every other tool has none. */
 const CLOCK_START = Date.parse('2026-11-27T12:00:00Z');
@@ -27,31 +21,10 @@ const PAST_SETTLE_MS = 1100;
 const ICON_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0065a9"/></svg>';
 
 describeWithChromium('website in Chromium', () => {
-  let harness: Harness;
-  let server: http.Server;
-  let base: string;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
-
-  beforeAll(async () => {
-    harness = await openHarness();
-    const report = await importCatalog(createCatalogRepository(harness.db), fs.readFileSync(sampleDatasetPath(), 'utf8'), 'json');
-    expect(report.tools.rejected).toEqual([]);
+  const site = useSampleSiteInChromium(async (harness) => {
     const vscode = (await harness.db('tools').where({ slug: 'vscode' }).first('id')).id as number;
     const { png } = await renderIcon(Buffer.from(ICON_SVG));
     await createIconRepository(harness.db).store(vscode, { content: png, contentType: 'image/png', version: 'test1', sourceUrl: 'file', fromFile: true }, new Date(), new Date());
-    ({ server, base } = await listenOnLoopback(harness.app({ config: { ANONYMOUS_RATE_LIMIT_PER_HOUR: '100000' } })));
-    browser = await launchChromium();
-  }, 120000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await new Promise((resolve) => server?.close(resolve));
-    await harness?.close();
-  });
-
-  afterEach(async () => {
-    await Promise.all(contexts.splice(0).map((context) => context.close()));
   });
 
   interface Opened {
@@ -64,17 +37,16 @@ describeWithChromium('website in Chromium', () => {
 
   /** `clock`: the page's timers run only when the test moves its clock (page.clock.runFor), from the first document on. */
   async function open(path: string, options: { javaScript?: boolean; phone?: boolean; clock?: boolean } = {}): Promise<Opened> {
-    const context = await browser.newContext({
+    const context = await site.newContext({
       javaScriptEnabled: options.javaScript ?? true,
       viewport: options.phone ? { width: 390, height: 844 } : { width: 1280, height: 900 },
       isMobile: options.phone ?? false,
       hasTouch: options.phone ?? false,
       locale: 'zh-CN',
     });
-    contexts.push(context);
     const external: string[] = [];
     // Nothing leaves the machine: a stand-in page for any tool site, failures for the rest.
-    await context.route((url) => url.origin !== base, async (route) => {
+    await context.route((url) => url.origin !== site.base, async (route) => {
       const url = route.request().url();
       external.push(url);
       if (route.request().resourceType() === 'document') await route.fulfill({ status: 200, contentType: 'text/html', body: `<title>${new URL(url).host}</title>` });
@@ -91,7 +63,7 @@ describeWithChromium('website in Chromium', () => {
       // Paused a minute ahead: never in the past, however slowly the machine got here (no page timers yet).
       await page.clock.pauseAt(CLOCK_START + 60_000);
     }
-    await page.goto(base + path);
+    await page.goto(site.base + path);
     return { page, problems, external };
   }
 
@@ -100,7 +72,7 @@ describeWithChromium('website in Chromium', () => {
   }
 
   async function visitsOf(slug: string): Promise<number> {
-    return Number((await harness.db('tools').where({ slug }).first('visits')).visits);
+    return Number((await site.harness.db('tools').where({ slug }).first('visits')).visits);
   }
 
   /** Waits until the element's text matches (the live region is filled a frame after the swap). */
@@ -134,9 +106,9 @@ describeWithChromium('website in Chromium', () => {
     const { page, problems } = await open('/');
     const box = page.getByRole('searchbox', { name: '搜索工具' });
     await box.pressSequentially('jietu', { delay: 40 });
-    await page.waitForURL(`${base}/search?q=jietu`);
+    await page.waitForURL(`${site.base}/search?q=jietu`);
     await page.locator('#main [data-search-summary]').waitFor();
-    const api = await request(base).get('/api/index.php?action=search&q=jietu');
+    const api = await request(site.base).get('/api/index.php?action=search&q=jietu');
     expect(await cardSlugs(page)).toEqual((api.body.data.data as { slug: string }[]).map((tool) => tool.slug));
     await expect(page.title()).resolves.toBe('“jietu”的搜索结果 - 工具导航');
     await waitForText(page, '#live-status', new RegExp(`^“jietu”共找到 ${api.body.data.total} 个工具$`));
@@ -145,13 +117,13 @@ describeWithChromium('website in Chromium', () => {
     await expect(page.locator('.lang-switch').getAttribute('href')).resolves.toBe('/en/search?q=jietu');
 
     await box.fill('');
-    await page.waitForURL(`${base}/`);
+    await page.waitForURL(`${site.base}/`);
     await page.locator('#categories-heading').waitFor();
     await expect(page.title()).resolves.toBe('工具导航 - 发现好用的在线工具与软件');
     await expect(page.locator('.lang-switch').getAttribute('href')).resolves.toBe('/en/');
 
     await box.pressSequentially('photshop', { delay: 20 });
-    await page.waitForURL(`${base}/search?q=photshop`);
+    await page.waitForURL(`${site.base}/search?q=photshop`);
     await page.locator('#main .tool-card[data-slug="photoshop"]').waitFor();
     await expectAccessible(page);
     expect(problems).toEqual([]);
@@ -172,12 +144,12 @@ describeWithChromium('website in Chromium', () => {
     const answered = page.waitForResponse((response) => new URL(response.url()).searchParams.get('q') === keyword);
     await page.clock.runFor(PAST_DELAY_MS);
     await answered;
-    await page.waitForURL(`${base}/search?q=${encodeURIComponent(keyword)}`);
+    await page.waitForURL(`${site.base}/search?q=${encodeURIComponent(keyword)}`);
     await page.locator('#main [data-search-summary]').waitFor();
   }
 
   const apiSlugs = async (keyword: string) =>
-    ((await request(base).get(`/api/index.php?action=search&q=${encodeURIComponent(keyword)}`)).body.data.data as { slug: string }[]).map((tool) => tool.slug);
+    ((await request(site.base).get(`/api/index.php?action=search&q=${encodeURIComponent(keyword)}`)).body.data.data as { slug: string }[]).map((tool) => tool.slug);
 
   test('when a visitor types 截图 with a pinyin input method, then nothing is fetched while it composes (no "nothing found" for jie\'tu, the address kept), and one search follows compositionend', async () => {
     const { page, problems } = await open('/', { clock: true });
@@ -195,7 +167,7 @@ describeWithChromium('website in Chromium', () => {
       // Long past the typing pause and the settling time: the composition alone must not search.
       await page.clock.runFor(PAST_SETTLE_MS);
       await expect(page.locator('#main [data-search-summary]').count()).resolves.toBe(0);
-      expect(page.url()).toBe(`${base}/`);
+      expect(page.url()).toBe(`${site.base}/`);
     }
     await ime.send('Input.insertText', { text: '截图' }); // the input method commits: compositionend
     await pauseTyping(page, '截图');
@@ -210,7 +182,7 @@ describeWithChromium('website in Chromium', () => {
   test('when a visitor searches, pauses, and searches on, then each settled query is one history entry; Back walks them, then returns to the page they came from, and Forward comes back', async () => {
     const { page, problems } = await open('/category/design', { clock: true });
     await page.locator('.site-header a[href="/"]').first().click();
-    await page.waitForURL(`${base}/`);
+    await page.waitForURL(`${site.base}/`);
     const before = await page.evaluate(() => history.length);
     const asked = searchesAsked(page);
     const box = page.getByRole('searchbox', { name: '搜索工具' });
@@ -228,24 +200,24 @@ describeWithChromium('website in Chromium', () => {
     expect(asked).toEqual(['截图', '截图软', '截图软件']);
 
     await page.goBack();
-    await page.waitForURL(`${base}/search?q=${encodeURIComponent('截图')}`);
+    await page.waitForURL(`${site.base}/search?q=${encodeURIComponent('截图')}`);
     await expect(box.inputValue()).resolves.toBe('截图');
     expect(await cardSlugs(page)).toEqual(await apiSlugs('截图'));
     await expect(page.title()).resolves.toBe('“截图”的搜索结果 - 工具导航');
 
     await page.goBack();
-    await page.waitForURL(`${base}/`);
+    await page.waitForURL(`${site.base}/`);
     await page.locator('#categories-heading').waitFor();
     await expect(box.inputValue()).resolves.toBe('');
     await expect(page.title()).resolves.toBe('工具导航 - 发现好用的在线工具与软件');
 
     await page.goForward();
-    await page.waitForURL(`${base}/search?q=${encodeURIComponent('截图')}`);
+    await page.waitForURL(`${site.base}/search?q=${encodeURIComponent('截图')}`);
     await expect(box.inputValue()).resolves.toBe('截图');
     await page.goBack();
-    await page.waitForURL(`${base}/`);
+    await page.waitForURL(`${site.base}/`);
     await page.goBack();
-    await page.waitForURL(`${base}/category/design`);
+    await page.waitForURL(`${site.base}/category/design`);
     // Back and Forward showed what was kept: nothing was fetched again.
     expect(asked).toEqual(['截图', '截图软', '截图软件']);
     expect(problems).toEqual([]);
@@ -279,8 +251,8 @@ describeWithChromium('website in Chromium', () => {
     const { page } = await open('/tool/vscode', { javaScript: false });
     await page.getByRole('searchbox', { name: '搜索工具' }).fill('截图');
     await page.getByRole('searchbox', { name: '搜索工具' }).press('Enter');
-    await page.waitForURL(`${base}/search?q=%E6%88%AA%E5%9B%BE`);
-    const api = await request(base).get(`/api/index.php?action=search&q=${encodeURIComponent('截图')}`);
+    await page.waitForURL(`${site.base}/search?q=%E6%88%AA%E5%9B%BE`);
+    const api = await request(site.base).get(`/api/index.php?action=search&q=${encodeURIComponent('截图')}`);
     expect(await cardSlugs(page)).toEqual((api.body.data.data as { slug: string }[]).map((tool) => tool.slug));
     await expect(page.locator('.search-summary').innerText()).resolves.toBe(`“截图”共找到 ${api.body.data.total} 个工具`);
   });
@@ -289,7 +261,7 @@ describeWithChromium('website in Chromium', () => {
     const before = await visitsOf('figma');
     const { page, external } = await open('/category/design');
     await page.getByRole('link', { name: 'Figma 的详情' }).click();
-    await page.waitForURL(`${base}/tool/figma`);
+    await page.waitForURL(`${site.base}/tool/figma`);
     await expect(page.locator('h1').innerText()).resolves.toContain('Figma');
     await expect(page.locator('.tool__description').isVisible()).resolves.toBe(true);
     await expect(page.locator('.tags .tag').count()).resolves.toBeGreaterThan(0);
@@ -344,18 +316,18 @@ describeWithChromium('website in Chromium', () => {
   test('when the English switch is clicked, then the same page comes in English, with its own address, and switches back', async () => {
     const { page, problems } = await open('/category/developer');
     await page.getByRole('link', { name: 'Switch to English' }).click();
-    await page.waitForURL(`${base}/en/category/developer`);
+    await page.waitForURL(`${site.base}/en/category/developer`);
     await expect(page.locator('html').getAttribute('lang')).resolves.toBe('en');
     await expect(page.locator('.page-head__meta').innerText()).resolves.toBe('21 tools');
     // No English fields in the sample directory: the English page names the Chinese one canonical, and claims no alternate.
-    await expect(page.locator('link[rel="canonical"]').getAttribute('href')).resolves.toBe(`${base}/category/developer`);
+    await expect(page.locator('link[rel="canonical"]').getAttribute('href')).resolves.toBe(`${site.base}/category/developer`);
     await expect(page.locator('link[rel="alternate"]').count()).resolves.toBe(0);
     await expectAccessible(page);
     await page.getByRole('searchbox', { name: 'Search tools' }).pressSequentially('pdf', { delay: 30 });
-    await page.waitForURL(`${base}/en/search?q=pdf`);
+    await page.waitForURL(`${site.base}/en/search?q=pdf`);
     await waitForText(page, '#live-status', /^\d+ tools for “pdf”$/);
     await page.getByRole('link', { name: '切换到中文' }).click();
-    await page.waitForURL(`${base}/search?q=pdf`);
+    await page.waitForURL(`${site.base}/search?q=pdf`);
     await expect(page.locator('html').getAttribute('lang')).resolves.toBe('zh-CN');
     expect(problems).toEqual([]);
   });

@@ -3,30 +3,15 @@
  * /go/ link, the home page's 热门/最新 lists and sections, category sorts, English fields on /en/ pages
  * and hreflang only where a page is in English, and the favicon, web manifest and og:image.
  */
-import fs from 'node:fs';
 import request from 'supertest';
-import type express from 'express';
 import { createCatalogRepository } from '../src/catalog/catalog-repository';
 import { importCatalog } from '../src/catalog/importer';
-import { sampleDatasetPath } from '../src/demo';
-import { importJson, openHarness, type Harness } from './support/harness';
+import { importJson } from './support/harness';
+import { useSampleSite } from './support/sample-site';
 
-let harness: Harness;
-let app: express.Express;
+const site = useSampleSite();
 
-beforeAll(async () => {
-  harness = await openHarness();
-  const report = await importCatalog(createCatalogRepository(harness.db), fs.readFileSync(sampleDatasetPath(), 'utf8'), 'json');
-  expect(report.tools.rejected).toEqual([]);
-});
-afterAll(async () => {
-  await harness.close();
-});
-beforeEach(() => {
-  app = harness.app({ config: { ANONYMOUS_RATE_LIMIT_PER_HOUR: '100000' } });
-});
-
-const page = (path: string) => request(app).get(path);
+const page = (path: string) => request(site.app).get(path);
 const cardSlugs = (body: string) => [...body.matchAll(/<li class="tool-card" data-slug="([^"]+)"/g)].map((match) => match[1]!);
 const listSlugs = (body: string, heading: string) => {
   const start = body.indexOf(`id="${heading}"`);
@@ -50,7 +35,7 @@ const sorting = {
 
 describe('a fresh install', () => {
   it('when nobody has visited any tool yet, then the home page shows no 热门 list and no "0 次访问", and 最新 lists the newest tools first', async () => {
-    await harness.db('tools').where({ slug: 'obsidian' }).update({ created_at: new Date(Date.now() + 60000) });
+    await site.harness.db('tools').where({ slug: 'obsidian' }).update({ created_at: new Date(Date.now() + 60000) });
     const res = await page('/');
     expect(res.status).toBe(200);
     expect(listSlugs(res.text, 'popular-heading')).toBeNull();
@@ -59,7 +44,7 @@ describe('a fresh install', () => {
     const latest = listSlugs(res.text, 'latest-heading')!;
     expect(latest.length).toBe(10);
     expect(latest[0]).toBe('obsidian');
-    const newest = await harness.db('tools').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(10).pluck('slug');
+    const newest = await site.harness.db('tools').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(10).pluck('slug');
     expect(latest).toEqual(newest);
   });
 });
@@ -77,26 +62,26 @@ describe('cards', () => {
       }
     }
     // A card's main link counts the visit: it is the same /go/ redirect the tool page uses.
-    const before = Number((await harness.db('tools').where({ slug: 'figma' }).first('visits')).visits);
+    const before = Number((await site.harness.db('tools').where({ slug: 'figma' }).first('visits')).visits);
     expect((await page('/go/figma')).headers.location).toBe('https://www.figma.com/');
-    expect(Number((await harness.db('tools').where({ slug: 'figma' }).first('visits')).visits)).toBe(before + 1);
-    await harness.db('tools').where({ slug: 'figma' }).update({ visits: 0 });
+    expect(Number((await site.harness.db('tools').where({ slug: 'figma' }).first('visits')).visits)).toBe(before + 1);
+    await site.harness.db('tools').where({ slug: 'figma' }).update({ visits: 0 });
   });
 });
 
 describe('category sorts and English fields', () => {
   beforeAll(async () => {
-    expect((await importJson(harness.db, sorting)).tools.rejected).toEqual([]);
+    expect((await importJson(site.harness.db, sorting)).tools.rejected).toEqual([]);
     const visits: Record<string, number> = { 's-kimi': 50, 's-apple': 30, 's-weixin': 30, 's-zoom': 5 };
-    for (const [slug, count] of Object.entries(visits)) await harness.db('tools').where({ slug }).update({ visits: count });
+    for (const [slug, count] of Object.entries(visits)) await site.harness.db('tools').where({ slug }).update({ visits: count });
     const order = ['s-baidu', 's-zoom', 's-apple', 's-aliyun', 's-feishu', 's-kimi', 's-weixin'];
-    for (const [index, slug] of order.entries()) await harness.db('tools').where({ slug }).update({ created_at: new Date(Date.UTC(2026, 0, 1 + index)) });
+    for (const [index, slug] of order.entries()) await site.harness.db('tools').where({ slug }).update({ created_at: new Date(Date.UTC(2026, 0, 1 + index)) });
   });
 
   it('when a category is sorted by 热门, 最新 or 名称, then its tools come in that order, from plain links that keep the sort across pages', async () => {
     const popular = await page('/category/sorting');
-    const apple = (await harness.db('tools').where({ slug: 's-apple' }).first('id')).id as number;
-    const weixin = (await harness.db('tools').where({ slug: 's-weixin' }).first('id')).id as number;
+    const apple = (await site.harness.db('tools').where({ slug: 's-apple' }).first('id')).id as number;
+    const weixin = (await site.harness.db('tools').where({ slug: 's-weixin' }).first('id')).id as number;
     const tied = apple < weixin ? ['s-apple', 's-weixin'] : ['s-weixin', 's-apple'];
     // Most visited first; equal counts by id; never-visited tools after, by id.
     expect(cardSlugs(popular.text).slice(0, 4)).toEqual(['s-kimi', ...tied, 's-zoom']);
@@ -120,7 +105,7 @@ describe('category sorts and English fields', () => {
 
   it('when a sorted category has several pages, then the pager keeps the sort', async () => {
     const tools = Array.from({ length: 30 }, (_, index) => ({ slug: `pg-${String(index).padStart(2, '0')}`, name: `Page ${index}`, url: `https://pg.example/${index}`, category: 'paged' }));
-    expect((await importJson(harness.db, { categories: [{ slug: 'paged', name: '分页排序', sort_order: 91 }], tools })).tools.rejected).toEqual([]);
+    expect((await importJson(site.harness.db, { categories: [{ slug: 'paged', name: '分页排序', sort_order: 91 }], tools })).tools.rejected).toEqual([]);
     try {
       const first = await page('/category/paged?sort=name');
       expect(first.text).toContain('href="/category/paged?sort=name&amp;page=2" rel="next"');
@@ -130,8 +115,8 @@ describe('category sorts and English fields', () => {
       expect(second.text).toContain('href="/category/paged?sort=name" rel="prev"');
       expect((await page('/category/paged?sort=latest&page=3')).status).toBe(404);
     } finally {
-      await harness.db('tools').where('slug', 'like', 'pg-%').delete();
-      await harness.db('categories').where({ slug: 'paged' }).delete();
+      await site.harness.db('tools').where('slug', 'like', 'pg-%').delete();
+      await site.harness.db('categories').where({ slug: 'paged' }).delete();
     }
   });
 
@@ -181,44 +166,44 @@ describe('category sorts and English fields', () => {
 
   it('when an English field is changed by hand, then cached pages show it after the next revision check', async () => {
     let clock = 5_000_000;
-    const cached = harness.app({ clock: () => new Date(clock), config: { SITE_CACHE_TTL_MS: '600000', ANONYMOUS_RATE_LIMIT_PER_HOUR: '100000' } });
+    const cached = site.harness.app({ clock: () => new Date(clock), config: { SITE_CACHE_TTL_MS: '600000', ANONYMOUS_RATE_LIMIT_PER_HOUR: '100000' } });
     for (const path of ['/en/tool/s-feishu', '/category/sorting?sort=name', '/category/sorting?sort=latest', '/en/']) expect((await request(cached).get(path)).status).toBe(200);
     const queries: string[] = [];
     const onQuery = (query: { sql: string }) => queries.push(query.sql);
-    harness.db.on('query', onQuery);
+    site.harness.db.on('query', onQuery);
     try {
       // Each sort is its own cache entry: asked again, none reads the database.
       for (const path of ['/category/sorting?sort=name', '/category/sorting?sort=latest', '/category/sorting?sort=name']) await request(cached).get(path);
       expect(queries).toEqual([]);
       const home = (await request(cached).get('/en/')).text;
       expect(home).toContain('<span class="tool-card__name">Lark</span>');
-      await harness.db('tools').where({ slug: 's-feishu' }).update({ name_en: 'Feishu Lark' });
+      await site.harness.db('tools').where({ slug: 's-feishu' }).update({ name_en: 'Feishu Lark' });
       clock += 1000;
       expect((await request(cached).get('/en/tool/s-feishu')).text).toContain('<h1 class="tool__name">Feishu Lark</h1>');
       // The home page's kept HTML goes with its data: the change shows there too.
       expect((await request(cached).get('/en/')).text).toContain('<span class="tool-card__name">Feishu Lark</span>');
     } finally {
-      harness.db.off('query', onQuery);
-      await harness.db('tools').where({ slug: 's-feishu' }).update({ name_en: 'Lark' });
+      site.harness.db.off('query', onQuery);
+      await site.harness.db('tools').where({ slug: 's-feishu' }).update({ name_en: 'Lark' });
     }
   });
 
   it('when English fields come in a CSV file, then they are imported; a CSV without them still imports, and unknown extra columns are refused', async () => {
-    const repository = createCatalogRepository(harness.db);
+    const repository = createCatalogRepository(site.harness.db);
     const header = 'slug,name,description,url,icon,category,tags,is_featured';
     const withEnglish = `${header},name_en,description_en\ns-csv,表格工具,用表格,https://csv.example,,sorting,,false,Sheet tool,Use sheets\n`;
     const report = await importCatalog(repository, withEnglish, 'csv');
     expect(report.tools).toEqual({ created: 1, updated: 0, unchanged: 0, rejected: [] });
-    expect(await harness.db('tools').where({ slug: 's-csv' }).first('name_en', 'description_en')).toEqual({ name_en: 'Sheet tool', description_en: 'Use sheets' });
+    expect(await site.harness.db('tools').where({ slug: 's-csv' }).first('name_en', 'description_en')).toEqual({ name_en: 'Sheet tool', description_en: 'Use sheets' });
     // The same row without the English columns: the file is the truth, so the English fields are emptied.
     expect((await importCatalog(repository, `${header}\ns-csv,表格工具,用表格,https://csv.example,,sorting,,false\n`, 'csv')).tools.updated).toBe(1);
-    expect(await harness.db('tools').where({ slug: 's-csv' }).first('name_en')).toEqual({ name_en: '' });
+    expect(await site.harness.db('tools').where({ slug: 's-csv' }).first('name_en')).toEqual({ name_en: '' });
     await expect(importCatalog(repository, `${header},colour\ns-csv,a,b,https://csv.example,,sorting,,false,red\n`, 'csv')).rejects.toThrow(
       'CSV header must be exactly: slug,name,description,url,icon,category,tags,is_featured (optionally followed by name_en,description_en)',
     );
-    const tooLong = await importJson(harness.db, { tools: [{ ...sorting.tools[0], slug: 's-long', name_en: 'x'.repeat(201) }] });
+    const tooLong = await importJson(site.harness.db, { tools: [{ ...sorting.tools[0], slug: 's-long', name_en: 'x'.repeat(201) }] });
     expect(tooLong.tools.rejected).toEqual([{ row: 1, slug: 's-long', reason: 'name_en is longer than 200 characters' }]);
-    await harness.db('tools').where({ slug: 's-csv' }).delete();
+    await site.harness.db('tools').where({ slug: 's-csv' }).delete();
   });
 });
 

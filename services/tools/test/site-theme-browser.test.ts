@@ -5,15 +5,9 @@
  * theme, and axe-core finds no serious or critical issue on the home, category, tool and search pages in
  * either theme. Every request stays on this machine.
  */
-import fs from 'node:fs';
-import http from 'node:http';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createCatalogRepository } from '../src/catalog/catalog-repository';
-import { importCatalog } from '../src/catalog/importer';
-import { sampleDatasetPath } from '../src/demo';
-import { describeWithChromium, launchChromium, seriousAxeViolations } from '@platform/kit/testing';
-import { openHarness, type Harness } from './support/harness';
-import { listenOnLoopback } from './support/browser-site';
+import type { BrowserContext, Page } from 'playwright-core';
+import { describeWithChromium, seriousAxeViolations } from '@platform/kit/testing';
+import { useSampleSiteInChromium } from './support/sample-site';
 
 const LIGHT_BACKGROUND = 'rgb(245, 246, 250)';
 const DARK_BACKGROUND = 'rgb(15, 17, 23)';
@@ -31,37 +25,15 @@ const RECORD_FIRST_FRAME = `(() => {
 })()`;
 
 describeWithChromium('dark mode and the 导航 pages in Chromium', () => {
-  let harness: Harness;
-  let server: http.Server;
-  let base: string;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
-
-  beforeAll(async () => {
-    harness = await openHarness();
-    const report = await importCatalog(createCatalogRepository(harness.db), fs.readFileSync(sampleDatasetPath(), 'utf8'), 'json');
-    expect(report.tools.rejected).toEqual([]);
+  const site = useSampleSiteInChromium(async (harness) => {
     await harness.db('tools').whereIn('slug', ['figma', 'vscode', 'notion']).update({ visits: 120 });
-    ({ server, base } = await listenOnLoopback(harness.app({ config: { ANONYMOUS_RATE_LIMIT_PER_HOUR: '100000' } })));
-    browser = await launchChromium();
-  }, 120000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await new Promise((resolve) => server?.close(resolve));
-    await harness?.close();
-  });
-
-  afterEach(async () => {
-    await Promise.all(contexts.splice(0).map((context) => context.close()));
   });
 
   async function newContext(colorScheme: 'light' | 'dark', options: { blockScripts?: boolean } = {}): Promise<BrowserContext> {
-    const context = await browser.newContext({ colorScheme, viewport: { width: 1280, height: 900 }, locale: 'zh-CN' });
-    contexts.push(context);
+    const context = await site.newContext({ colorScheme, viewport: { width: 1280, height: 900 }, locale: 'zh-CN' });
     await context.addInitScript(RECORD_FIRST_FRAME);
     await context.route(
-      (url) => url.origin !== base || (options.blockScripts === true && url.pathname.endsWith('.js')),
+      (url) => url.origin !== site.base || (options.blockScripts === true && url.pathname.endsWith('.js')),
       async (route) => {
         if (route.request().resourceType() === 'document') await route.fulfill({ status: 200, contentType: 'text/html', body: '<title>tool site</title>' });
         else await route.abort('connectionrefused');
@@ -77,7 +49,7 @@ describeWithChromium('dark mode and the 导航 pages in Chromium', () => {
       if (message.type() === 'error' && /Content Security Policy|Refused to/i.test(message.text())) problems.push(message.text());
     });
     page.on('pageerror', (error) => problems.push(error.message));
-    await page.goto(base + path);
+    await page.goto(site.base + path);
     return { page, problems };
   }
 
@@ -108,7 +80,7 @@ describeWithChromium('dark mode and the 导航 pages in Chromium', () => {
     expect(await background(page)).toBe(DARK_BACKGROUND);
     expect(await page.evaluate(() => localStorage.getItem('theme'))).toBe('dark');
 
-    await page.goto(`${base}/category/design`);
+    await page.goto(`${site.base}/category/design`);
     expect(await firstFrame(page)).toEqual({ theme: 'dark', background: DARK_BACKGROUND });
     await page.reload();
     expect(await firstFrame(page)).toEqual({ theme: 'dark', background: DARK_BACKGROUND });
@@ -116,7 +88,7 @@ describeWithChromium('dark mode and the 导航 pages in Chromium', () => {
     await toggle(page).click();
     expect(await background(page)).toBe(LIGHT_BACKGROUND);
     await page.emulateMedia({ colorScheme: 'dark' });
-    await page.goto(`${base}/tool/figma`);
+    await page.goto(`${site.base}/tool/figma`);
     // The visitor's "light" wins over the system's dark.
     expect(await firstFrame(page)).toEqual({ theme: 'light', background: LIGHT_BACKGROUND });
     expect(problems).toEqual([]);
@@ -125,7 +97,7 @@ describeWithChromium('dark mode and the 导航 pages in Chromium', () => {
   test('when the site\'s script files do not load, then the saved theme is still applied by the inline script in <head>, which the CSP allows', async () => {
     const { page: blocked, problems } = await open(await newContext('light', { blockScripts: true }), '/robots.txt');
     await blocked.evaluate(() => localStorage.setItem('theme', 'dark'));
-    await blocked.goto(`${base}/`);
+    await blocked.goto(`${site.base}/`);
     expect(await firstFrame(blocked)).toEqual({ theme: 'dark', background: DARK_BACKGROUND });
     // Without theme.js the switch stays hidden: it could not work.
     await expect(blocked.locator('[data-theme-toggle]').isHidden()).resolves.toBe(true);
@@ -135,16 +107,16 @@ describeWithChromium('dark mode and the 导航 pages in Chromium', () => {
   test('when a card is clicked, then the tool\'s site opens in a new tab and the page stays; its details link opens the tool page', async () => {
     const context = await newContext('light');
     const { page } = await open(context, '/');
-    const before = Number((await harness.db('tools').where({ slug: 'figma' }).first('visits')).visits);
+    const before = Number((await site.harness.db('tools').where({ slug: 'figma' }).first('visits')).visits);
     const card = page.locator('#c-design .tool-card[data-slug="figma"]');
     const [popup] = await Promise.all([context.waitForEvent('page'), card.locator('.tool-card__link').click()]);
     await popup.waitForURL('https://www.figma.com/');
-    expect(page.url()).toBe(`${base}/`);
-    expect(Number((await harness.db('tools').where({ slug: 'figma' }).first('visits')).visits)).toBe(before + 1);
+    expect(page.url()).toBe(`${site.base}/`);
+    expect(Number((await site.harness.db('tools').where({ slug: 'figma' }).first('visits')).visits)).toBe(before + 1);
     // The new tab cannot reach back into this one (rel="noopener").
     expect(await popup.evaluate(() => window.opener)).toBeNull();
     await card.getByRole('link', { name: 'Figma 的详情' }).click();
-    await page.waitForURL(`${base}/tool/figma`);
+    await page.waitForURL(`${site.base}/tool/figma`);
   });
 
   test('when the side index is used on a wide screen, then it stays in view while the sections scroll, and its links jump to them', async () => {

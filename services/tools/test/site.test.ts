@@ -5,42 +5,27 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import request from 'supertest';
-import type express from 'express';
-import { createCatalogRepository } from '../src/catalog/catalog-repository';
-import { importCatalog } from '../src/catalog/importer';
 import { sampleDatasetPath } from '../src/demo';
 import { CATEGORY_PAGE_SIZE, HOME_TOOLS_PER_CATEGORY, SEARCH_PAGE_SIZE } from '../src/site/site-service';
 import { THEME_BOOT_HASH, THEME_BOOT_SCRIPT } from '../src/site/theme';
-import { importJson, openHarness, type Harness } from './support/harness';
+import { importJson } from './support/harness';
+import { useSampleSite } from './support/sample-site';
 
-let harness: Harness;
-let app: express.Express;
+const site = useSampleSite();
 
 const sample = JSON.parse(fs.readFileSync(sampleDatasetPath(), 'utf8')) as {
   categories: { slug: string; name: string }[];
   tools: { slug: string; name: string; category: string; is_featured?: boolean }[];
 };
 
-beforeAll(async () => {
-  harness = await openHarness();
-  const report = await importCatalog(createCatalogRepository(harness.db), fs.readFileSync(sampleDatasetPath(), 'utf8'), 'json');
-  expect(report.tools.rejected).toEqual([]);
-});
-afterAll(async () => {
-  await harness.close();
-});
-beforeEach(() => {
-  app = harness.app({ config: { ANONYMOUS_RATE_LIMIT_PER_HOUR: '100000' } });
-});
-
-const page = (path: string) => request(app).get(path);
+const page = (path: string) => request(site.app).get(path);
 
 /** The slugs of the tool cards on a page, in order. */
 const cardSlugs = (body: string) => [...body.matchAll(/<li class="tool-card" data-slug="([^"]+)"/g)].map((match) => match[1]!);
 const attribute = (body: string, pattern: RegExp) => pattern.exec(body)?.[1];
 
 async function visitsOf(slug: string): Promise<number> {
-  return Number((await harness.db('tools').where({ slug }).first('visits')).visits);
+  return Number((await site.harness.db('tools').where({ slug }).first('visits')).visits);
 }
 
 function expectSecureHtml(res: request.Response) {
@@ -64,7 +49,7 @@ function expectSecureHtml(res: request.Response) {
 
 describe('pages', () => {
   it('when the home page is asked without any key, then it is Chinese HTML listing every category\'s tools with a side index, featured and most visited tools, and a search box', async () => {
-    await harness.db('tools').where({ slug: 'figma' }).update({ visits: 900 });
+    await site.harness.db('tools').where({ slug: 'figma' }).update({ visits: 900 });
     const res = await page('/');
     expect(res.status).toBe(200);
     expectSecureHtml(res);
@@ -93,7 +78,7 @@ describe('pages', () => {
     const popular = res.text.slice(res.text.indexOf('popular-heading'), res.text.indexOf('latest-heading'));
     expect([...popular.matchAll(/<li class="ranking__item" data-slug="([^"]+)"/g)].map((match) => match[1])).toEqual(['figma']);
     expect(popular).toContain('900 次访问');
-    await harness.db('tools').where({ slug: 'figma' }).update({ visits: 0 });
+    await site.harness.db('tools').where({ slug: 'figma' }).update({ visits: 0 });
   });
 
   it('when a page is asked, then it names its canonical URL and its Open Graph card with an image from this origin; without English content no language alternates', async () => {
@@ -112,7 +97,7 @@ describe('pages', () => {
   });
 
   it('when PUBLIC_BASE_URL is set, then absolute URLs use it whatever Host or X-Forwarded-Host the request carries', async () => {
-    const configured = harness.app({ config: { PUBLIC_BASE_URL: 'https://tools.example.com' } });
+    const configured = site.harness.app({ config: { PUBLIC_BASE_URL: 'https://tools.example.com' } });
     const res = await request(configured).get('/category/developer').set('Host', 'evil.example').set('X-Forwarded-Host', 'evil.example');
     expect(res.text).toContain('<link rel="canonical" href="https://tools.example.com/category/developer">');
     expect(res.text).not.toContain('evil.example');
@@ -158,7 +143,7 @@ describe('pages', () => {
     expect(firstSlugs.every((slug) => developer.some((tool) => tool.slug === slug))).toBe(true);
     expect(first.text).toContain('aria-current="page"');
 
-    const id = (await harness.db('categories').where({ slug: 'developer' }).first('id')).id as number;
+    const id = (await site.harness.db('categories').where({ slug: 'developer' }).first('id')).id as number;
     const byId = await page(`/category/${id}?page=1`);
     expect(byId.status).toBe(301);
     expect(byId.headers.location).toBe('/category/developer');
@@ -173,7 +158,7 @@ describe('pages', () => {
       url: `https://paging.example/${index}`,
       category: 'paging',
     }));
-    expect((await importJson(harness.db, { categories: [{ slug: 'paging', name: '分页', sort_order: 50 }], tools })).tools.rejected).toEqual([]);
+    expect((await importJson(site.harness.db, { categories: [{ slug: 'paging', name: '分页', sort_order: 50 }], tools })).tools.rejected).toEqual([]);
     try {
       const first = await page('/category/paging').set('Host', 'tools.example.org');
       expect(cardSlugs(first.text)).toEqual(tools.slice(0, CATEGORY_PAGE_SIZE).map((tool) => tool.slug));
@@ -186,8 +171,8 @@ describe('pages', () => {
       expect(second.text).toContain('<title>分页（第 2 页） - 工具导航</title>');
       expect((await page('/category/paging?page=3')).status).toBe(404);
     } finally {
-      await harness.db('tools').where('slug', 'like', 'paging-%').delete();
-      await harness.db('categories').where({ slug: 'paging' }).delete();
+      await site.harness.db('tools').where('slug', 'like', 'paging-%').delete();
+      await site.harness.db('categories').where({ slug: 'paging' }).delete();
     }
   });
 
@@ -206,7 +191,7 @@ describe('pages', () => {
       expect({ path, status: res.status }).toEqual({ path, status: 400 });
       expect(res.headers['cache-control']).toBe('no-store');
     }
-    const post = await request(app).post('/');
+    const post = await request(site.app).post('/');
     expect(post.status).toBe(405);
     expect(post.headers.allow).toBe('GET, HEAD');
   });
@@ -235,7 +220,7 @@ describe('pages', () => {
     expect(related.every((slug) => developer.has(slug) && slug !== 'vscode')).toBe(true);
     expect(await visitsOf('vscode')).toBe(0);
 
-    const id = (await harness.db('tools').where({ slug: 'vscode' }).first('id')).id as number;
+    const id = (await site.harness.db('tools').where({ slug: 'vscode' }).first('id')).id as number;
     const byId = await page(`/tool/${id}`);
     expect(byId.status).toBe(301);
     expect(byId.headers.location).toBe('/tool/vscode');
@@ -243,7 +228,7 @@ describe('pages', () => {
 
   it('when searching on the site, then results and their order are the API search\'s (Chinese, pinyin, typos), paged', async () => {
     for (const keyword of ['截图', 'jietu', 'jt', 'photshop', 'pdf 转换', 'tupianyasuo']) {
-      const api = await request(app).get(`/api/index.php?action=search&limit=${SEARCH_PAGE_SIZE}&q=${encodeURIComponent(keyword)}`);
+      const api = await request(site.app).get(`/api/index.php?action=search&limit=${SEARCH_PAGE_SIZE}&q=${encodeURIComponent(keyword)}`);
       const expected = (api.body.data.data as { slug: string }[]).map((tool) => tool.slug);
       expect(expected.length).toBeGreaterThan(0);
       const res = await page(`/search?q=${encodeURIComponent(keyword)}`);
@@ -254,7 +239,7 @@ describe('pages', () => {
       expect(res.text).toContain('<meta name="robots" content="noindex, follow">');
       expect(res.text).toContain(`value="${keyword}"`);
     }
-    const api = await request(app).get(`/api/index.php?action=search&q=a&page=2&limit=${SEARCH_PAGE_SIZE}`);
+    const api = await request(site.app).get(`/api/index.php?action=search&q=a&page=2&limit=${SEARCH_PAGE_SIZE}`);
     expect(api.body.data.total_pages).toBeGreaterThan(2);
     const second = await page('/search?q=a&page=2');
     expect(cardSlugs(second.text)).toEqual((api.body.data.data as { slug: string }[]).map((tool) => tool.slug));
@@ -297,12 +282,12 @@ describe('escaping and links from imports', () => {
   };
 
   afterEach(async () => {
-    await harness.db('tools').whereIn('slug', ['xss-tool', 'js-link']).delete();
-    await harness.db('categories').where({ slug: 'hostile' }).delete();
+    await site.harness.db('tools').whereIn('slug', ['xss-tool', 'js-link']).delete();
+    await site.harness.db('categories').where({ slug: 'hostile' }).delete();
   });
 
   it('when names, descriptions, tags and URLs carry markup, then every page shows them as text', async () => {
-    expect((await importJson(harness.db, hostile)).tools.rejected).toEqual([]);
+    expect((await importJson(site.harness.db, hostile)).tools.rejected).toEqual([]);
     for (const path of ['/', '/tool/xss-tool', '/category/hostile', '/search?q=alert', `/search?q=${encodeURIComponent('<script>')}`, '/en/tool/xss-tool']) {
       const res = await page(path);
       expect({ path, status: res.status }).toEqual({ path, status: 200 });
@@ -325,8 +310,8 @@ describe('escaping and links from imports', () => {
 
   it('when a stored URL is not http(s), then no link or icon is rendered and /go/ refuses it without counting', async () => {
     // The importer refuses such URLs; a row written some other way must still never become a link.
-    const categoryId = (await harness.db('categories').where({ slug: 'developer' }).first('id')).id as number;
-    await harness.db('tools').insert({ slug: 'js-link', name: 'JS link', description: 'd', url: 'javascript:alert(1)', icon: 'javascript:alert(2)', category_id: categoryId });
+    const categoryId = (await site.harness.db('categories').where({ slug: 'developer' }).first('id')).id as number;
+    await site.harness.db('tools').insert({ slug: 'js-link', name: 'JS link', description: 'd', url: 'javascript:alert(1)', icon: 'javascript:alert(2)', category_id: categoryId });
     const res = await page('/tool/js-link');
     expect(res.status).toBe(200);
     expect(res.text).not.toContain('javascript:');
@@ -364,7 +349,7 @@ describe('the counted link out (/go/<slug>)', () => {
       page('/go/github').set('User-Agent', 'facebookexternalhit/1.1'),
       page('/go/github').set('Sec-Purpose', 'prefetch'),
       page('/go/github').set('Purpose', 'prefetch'),
-      request(app).head('/go/github'),
+      request(site.app).head('/go/github'),
     ];
     for (const res of await Promise.all(automated)) expect(res.status).toBe(302);
     expect(await visitsOf('github')).toBe(before);
@@ -427,19 +412,19 @@ describe('static files', () => {
 describe('cache', () => {
   it('when pages are asked again, then they are rendered from memory; a catalog change shows within a second, visit counts within the TTL', async () => {
     let clock = 1_000_000;
-    const { app: cached, services } = harness.appWithServices({ clock: () => new Date(clock), config: { SITE_CACHE_TTL_MS: '60000', ANONYMOUS_RATE_LIMIT_PER_HOUR: '100000' } });
+    const { app: cached, services } = site.harness.appWithServices({ clock: () => new Date(clock), config: { SITE_CACHE_TTL_MS: '60000', ANONYMOUS_RATE_LIMIT_PER_HOUR: '100000' } });
     const paths = ['/', '/en/', '/category/developer', '/tool/vscode', '/search?q=jietu', '/sitemap.xml', '/sitemap-tools-1.xml'];
     for (const path of paths) expect((await request(cached).get(path)).status).toBe(200);
 
     const queries: string[] = [];
     const onQuery = (query: { sql: string }) => queries.push(query.sql);
-    harness.db.on('query', onQuery);
+    site.harness.db.on('query', onQuery);
     try {
       for (const path of paths) expect((await request(cached).get(path)).status).toBe(200);
       expect(queries).toEqual([]);
 
       // A visit changes no catalog revision: the page keeps its count until the TTL passes.
-      await harness.db('tools').where({ slug: 'vscode' }).update({ visits: 4242 });
+      await site.harness.db('tools').where({ slug: 'vscode' }).update({ visits: 4242 });
       queries.length = 0;
       clock += 2000;
       expect((await request(cached).get('/tool/vscode')).text).not.toContain('4,242 次访问');
@@ -449,7 +434,7 @@ describe('cache', () => {
 
       // An import moves the catalog revision: the change shows on pages and in search after the next check.
       const vscode = (sample.tools as Record<string, unknown>[]).find((tool) => tool.slug === 'vscode')!;
-      expect((await importJson(harness.db, { tools: [{ ...vscode, name: 'VS Code Renamed' }] })).tools.updated).toBe(1);
+      expect((await importJson(site.harness.db, { tools: [{ ...vscode, name: 'VS Code Renamed' }] })).tools.updated).toBe(1);
       expect((await request(cached).get('/tool/vscode')).text).not.toContain('VS Code Renamed');
       clock += 1000;
       expect((await request(cached).get('/tool/vscode')).text).toContain('VS Code Renamed');
@@ -460,21 +445,21 @@ describe('cache', () => {
       expect(cardSlugs((await request(cached).get('/search?q=renamed')).text)).toEqual(['vscode']);
 
       // So does a change written by any other hand (the revision is kept by triggers, not by the importer).
-      await harness.db('tools').where({ slug: 'vscode' }).update({ description: '手工修改的描述' });
+      await site.harness.db('tools').where({ slug: 'vscode' }).update({ description: '手工修改的描述' });
       clock += 1000;
       expect((await request(cached).get('/tool/vscode')).text).toContain('手工修改的描述');
     } finally {
-      harness.db.off('query', onQuery);
+      site.harness.db.off('query', onQuery);
       const vscode = (sample.tools as Record<string, unknown>[]).find((tool) => tool.slug === 'vscode')!;
-      await importJson(harness.db, { tools: [vscode] });
-      await harness.db('tools').where({ slug: 'vscode' }).update({ visits: 0 });
+      await importJson(site.harness.db, { tools: [vscode] });
+      await site.harness.db('tools').where({ slug: 'vscode' }).update({ visits: 0 });
     }
   });
 });
 
 describe('rate limit', () => {
   it('when an address goes over the anonymous hourly limit, then pages answer 429 with Retry-After; static files are not counted', async () => {
-    const limited = harness.app({ config: { ANONYMOUS_RATE_LIMIT_PER_HOUR: '3' } });
+    const limited = site.harness.app({ config: { ANONYMOUS_RATE_LIMIT_PER_HOUR: '3' } });
     const home = await request(limited).get('/');
     const css = attribute(home.text, /<link rel="stylesheet" href="([^"]+)">/)!;
     // Pages and the API's anonymous search share the address's budget, as one visitor's requests.

@@ -1,4 +1,7 @@
 import type { Knex } from 'knex';
+import { databaseTarget } from '../db/database-target';
+import { openDb } from '../db/open-db';
+import { createTestDatabase } from './test-database';
 
 /** One statement of one migration that breaks a rule, and what to write instead. */
 export interface MigrationViolation {
@@ -119,4 +122,20 @@ export async function checkMigrationRules(db: Knex): Promise<MigrationViolation[
 /** The violations as the failure message: one paragraph per statement, naming the file and what to change. */
 export function describeViolations(found: MigrationViolation[]): string {
   return found.map((v) => `migrations/${v.migration}.ts:\n  ${v.statement}\n  → ${v.rule}`).join('\n\n');
+}
+
+/**
+ * A service's check of its own migrations (`migrationSource`): applied one by one to a new test database
+ * (named from `prefix`), it fails listing every statement that breaks the online rules.
+ */
+export async function expectOnlineSafeMigrations(prefix: string, migrationSource: Knex.MigrationSource<unknown>): Promise<void> {
+  const database = await createTestDatabase(prefix);
+  const db = await openDb(databaseTarget(database.url, process.cwd()), { migrationSource });
+  try {
+    const found = await checkMigrationRules(db);
+    if (found.length > 0) throw new Error(`${found.length} statement(s) are not online-safe:\n\n${describeViolations(found)}`);
+  } finally {
+    await db.destroy();
+    await database.drop();
+  }
 }

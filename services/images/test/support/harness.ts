@@ -126,6 +126,26 @@ export async function openTestService(
   };
 }
 
+/**
+ * The service of a test file (or of a describe block): opened before its tests, emptied (`reset`) before
+ * each one, closed after them. The handle stands for the open service: read its members inside tests and
+ * hooks, not when the file loads.
+ */
+export function useTestService(env: Record<string, string> = {}, options: Parameters<typeof openTestService>[1] = {}): TestService {
+  let svc: TestService | undefined;
+  beforeAll(async () => {
+    svc = await openTestService(env, options);
+  });
+  afterAll(async () => svc?.close());
+  beforeEach(async () => svc!.reset());
+  return new Proxy({} as TestService, {
+    get(_target, key) {
+      if (!svc) throw new Error(`the test service is not open yet (read .${String(key)} inside a test or hook)`);
+      return Reflect.get(svc, key);
+    },
+  });
+}
+
 /** The service's user rules on `db`, with the configuration's defaults (as the admin CLI builds them). */
 export function userAdminFor(db: Knex, config: Pick<ImagesConfig, 'tokenEncryptionKey' | 'maxUploadBytes'> = loadConfig({ ...TEST_KEYS })): UserAdmin {
   return createUserAdmin({

@@ -11,7 +11,7 @@ function localInputValue(date: Date): string {
 
 /** The detail dialog's expiry: when the image moves into the bin by itself (set, change, clear). */
 export function ExpiryField({ item, onChanged }: { item: ImageItem; onChanged(item: ImageItem): void }) {
-  const { api, t, notify, fail, lang } = useApp();
+  const { api, t, notify, lang } = useApp();
   const id = useId();
   const current = item.expires_at ? new Date(item.expires_at) : null;
   const [value, setValue] = useState(current ? localInputValue(current) : '');
@@ -19,14 +19,10 @@ export function ExpiryField({ item, onChanged }: { item: ImageItem; onChanged(it
 
   const apply = (expiresAt: string | null) => {
     void saving.run(async () => {
-      try {
-        const changed = await api.setExpiry(item.id, expiresAt);
-        setValue(changed.expires_at ? localInputValue(new Date(changed.expires_at)) : '');
-        notify(t(changed.expires_at ? 'expirySaved' : 'expiryCleared'), 'success');
-        onChanged(changed);
-      } catch (error) {
-        fail(error);
-      }
+      const changed = await api.setExpiry(item.id, expiresAt);
+      setValue(changed.expires_at ? localInputValue(new Date(changed.expires_at)) : '');
+      notify(t(changed.expires_at ? 'expirySaved' : 'expiryCleared'), 'success');
+      onChanged(changed);
     });
   };
 

@@ -5,25 +5,18 @@ import { usePending } from '../use-pending';
 
 /** The detail dialog's name field: a new displayed name for the image (its links and URL stay). */
 export function RenameField({ item, onRenamed }: { item: ImageItem; onRenamed(item: ImageItem): void }) {
-  const { api, t, notify, fail } = useApp();
+  const { api, t, notify } = useApp();
   const id = useId();
   const [name, setName] = useState(item.original_name);
   const saving = usePending();
   const changed = name.trim() !== '' && name.trim() !== item.original_name;
 
-  const save = (event: Event) => {
-    event.preventDefault();
-    void saving.run(async () => {
-      try {
-        const renamed = await api.rename(item.id, name);
-        setName(renamed.original_name);
-        notify(t('renamed', { name: renamed.original_name }), 'success');
-        onRenamed(renamed);
-      } catch (error) {
-        fail(error);
-      }
-    });
-  };
+  const save = saving.submit(async () => {
+    const renamed = await api.rename(item.id, name);
+    setName(renamed.original_name);
+    notify(t('renamed', { name: renamed.original_name }), 'success');
+    onRenamed(renamed);
+  });
 
   return (
     <form class="inline-form rename-form" onSubmit={save}>

@@ -1,7 +1,8 @@
-import { useCallback, useEffect, useId, useState } from 'preact/hooks';
+import { useId, useState } from 'preact/hooks';
 import type { Category, ShareLink } from '../api';
 import { useApp } from '../app-context';
 import type { MessageKey } from '../i18n';
+import { useLoaded } from '../use-loaded';
 import { usePending } from '../use-pending';
 import { CopyButton } from './copy-button';
 import { Modal } from './modal';
@@ -24,38 +25,27 @@ const STATE_LABELS: Record<ShareLink['state'], MessageKey> = {
 export function ShareAlbum({ category, onClose, onChanged }: { category: Category; onClose(): void; onChanged?(): void }) {
   const { api, t, notify, fail, confirm } = useApp();
   const id = useId();
-  const [links, setLinks] = useState<ShareLink[] | null>(null);
   const [password, setPassword] = useState('');
   const [expiry, setExpiry] = useState(0);
   const [maxViews, setMaxViews] = useState('');
   const [pagesPublic, setPagesPublic] = useState(category.pages_public);
   const [pagesBusy, setPagesBusy] = useState(false);
 
-  const load = useCallback(() => api.shareLinks(category.id).then(setLinks, fail), [api, category.id, fail]);
-  useEffect(() => {
-    void load();
-  }, [load]);
+  const [links, load] = useLoaded(() => api.shareLinks(category.id), [api, category.id]);
 
   const creating = usePending();
-  const create = (event: Event) => {
-    event.preventDefault();
-    void creating.run(async () => {
-      try {
-        await api.createShareLink({
-          category_id: category.id,
-          password: password === '' ? undefined : password,
-          expires_in_hours: EXPIRY_CHOICES[expiry]!.hours,
-          max_views: maxViews.trim() === '' ? undefined : Number(maxViews),
-        });
-        notify(t('shareLinkCreatedNotice'), 'success');
-        setPassword('');
-        setMaxViews('');
-        await load();
-      } catch (error) {
-        fail(error);
-      }
+  const create = creating.submit(async () => {
+    await api.createShareLink({
+      category_id: category.id,
+      password: password === '' ? undefined : password,
+      expires_in_hours: EXPIRY_CHOICES[expiry]!.hours,
+      max_views: maxViews.trim() === '' ? undefined : Number(maxViews),
     });
-  };
+    notify(t('shareLinkCreatedNotice'), 'success');
+    setPassword('');
+    setMaxViews('');
+    await load();
+  });
   const revoke = async (link: ShareLink) => {
     if (!(await confirm(t('confirmRevokeShare'), { confirmLabel: t('shareRevoke'), danger: true }))) return;
     try {

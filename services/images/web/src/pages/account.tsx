@@ -1,6 +1,7 @@
-import { useCallback, useEffect, useId, useState } from 'preact/hooks';
+import { useEffect, useId, useState } from 'preact/hooks';
 import type { AccountToken, NamedToken, Profile } from '../api';
 import { useApp } from '../app-context';
+import { useLoaded } from '../use-loaded';
 import { usePending } from '../use-pending';
 import { CopyButton } from '../components/copy-button';
 import { EmptyState } from '../components/empty-state';
@@ -72,29 +73,18 @@ function NamedTokensCard() {
   const { api, t, notify, fail, confirm } = useApp();
   const times = useTimes();
   const id = useId();
-  const [tokens, setTokens] = useState<NamedToken[] | null>(null);
   const [name, setName] = useState('');
   const [created, setCreated] = useState<{ name: string; token: string } | null>(null);
 
-  const load = useCallback(() => api.namedTokens().then(setTokens, fail), [api, fail]);
-  useEffect(() => {
-    void load();
-  }, [load]);
+  const [tokens, load] = useLoaded(() => api.namedTokens(), [api]);
 
   const creating = usePending();
-  const create = (event: Event) => {
-    event.preventDefault();
-    void creating.run(async () => {
-      try {
-        const made = await api.createNamedToken(name.trim());
-        setCreated({ name: made.name, token: made.token });
-        setName('');
-        void load();
-      } catch (error) {
-        fail(error);
-      }
-    });
-  };
+  const create = creating.submit(async () => {
+    const made = await api.createNamedToken(name.trim());
+    setCreated({ name: made.name, token: made.token });
+    setName('');
+    void load();
+  });
   const revoke = async (token: NamedToken) => {
     if (!(await confirm(t('confirmRevoke', { name: token.name }), { confirmLabel: t('revoke'), danger: true }))) return;
     try {
@@ -155,27 +145,23 @@ function NamedTokensCard() {
 }
 
 function ClientsCard({ onDownloaded }: { onDownloaded(): void }) {
-  const { api, t, notify, fail } = useApp();
+  const { api, t, notify } = useApp();
   const id = useId();
   // Each download makes a named token: a double click must not make two.
   const downloading = usePending();
   const download = (client: 'sharex' | 'picgo') =>
     downloading.run(async () => {
-      try {
-        const { fileName, blob } = await api.clientConfig(client);
-        const url = URL.createObjectURL(blob);
-        const link = document.createElement('a');
-        link.href = url;
-        link.download = fileName;
-        document.body.append(link);
-        link.click();
-        link.remove();
-        window.setTimeout(() => URL.revokeObjectURL(url), 10000);
-        notify(t('downloaded', { name: fileName }), 'success');
-        onDownloaded();
-      } catch (error) {
-        fail(error);
-      }
+      const { fileName, blob } = await api.clientConfig(client);
+      const url = URL.createObjectURL(blob);
+      const link = document.createElement('a');
+      link.href = url;
+      link.download = fileName;
+      document.body.append(link);
+      link.click();
+      link.remove();
+      window.setTimeout(() => URL.revokeObjectURL(url), 10000);
+      notify(t('downloaded', { name: fileName }), 'success');
+      onDownloaded();
     });
   return (
     <section class="card-panel" aria-labelledby={`${id}-title`}>
@@ -194,24 +180,17 @@ function ClientsCard({ onDownloaded }: { onDownloaded(): void }) {
 }
 
 function PasswordCard() {
-  const { api, session, t, notify, fail } = useApp();
+  const { api, session, t, notify } = useApp();
   const id = useId();
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const changing = usePending();
-  const submit = (event: Event) => {
-    event.preventDefault();
-    void changing.run(async () => {
-      try {
-        await api.changePassword(current, next);
-        setCurrent('');
-        setNext('');
-        notify(t('passwordChanged'), 'success');
-      } catch (error) {
-        fail(error);
-      }
-    });
-  };
+  const submit = changing.submit(async () => {
+    await api.changePassword(current, next);
+    setCurrent('');
+    setNext('');
+    notify(t('passwordChanged'), 'success');
+  });
   return (
     <section class="card-panel" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>{t('changePassword')}</h2>

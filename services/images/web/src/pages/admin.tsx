@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useId, useState } from 'preact/hooks';
+import { useId } from 'preact/hooks';
 import type { Group } from '../api';
 import { useApp } from '../app-context';
 import { setUrlQuery, useUrlQuery } from '../router';
@@ -6,22 +6,19 @@ import { GroupsPanel } from './admin-panels/groups-panel';
 import { ImagesPanel } from './admin-panels/images-panel';
 import { SettingsPanel } from './admin-panels/settings-panel';
 import { UsersPanel } from './admin-panels/users-panel';
+import { useLoaded } from '../use-loaded';
 
 type Tab = 'users' | 'groups' | 'images' | 'settings';
 const TABS: Tab[] = ['users', 'groups', 'images', 'settings'];
 
 export function AdminPage() {
-  const { api, t, fail } = useApp();
+  const { api, t } = useApp();
   const id = useId();
   // The tab is in the URL (?tab=groups), so a reload or a shared link opens it.
   const queried = useUrlQuery().get('tab');
   const tab: Tab = TABS.includes(queried as Tab) ? (queried as Tab) : 'users';
   const setTab = (next: Tab) => setUrlQuery({ tab: next === 'users' ? null : next });
-  const [groups, setGroups] = useState<Group[]>([]);
-  const loadGroups = useCallback(() => api.adminGroups().then(setGroups, fail), [api, fail]);
-  useEffect(() => {
-    void loadGroups();
-  }, [loadGroups]);
+  const [groups, loadGroups] = useLoaded(() => api.adminGroups(), [api], [] as Group[]);
 
   const labels: Record<Tab, string> = { users: t('usersTab'), groups: t('groupsTab'), images: t('imagesTab'), settings: t('settingsTab') };
   const tabs = TABS.map((key) => ({ key, label: labels[key] }));

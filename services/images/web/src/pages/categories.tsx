@@ -1,6 +1,7 @@
-import { useCallback, useEffect, useId, useState } from 'preact/hooks';
+import { useId, useState } from 'preact/hooks';
 import type { Category } from '../api';
 import { useApp } from '../app-context';
+import { useLoaded } from '../use-loaded';
 import { usePending } from '../use-pending';
 import { EmptyState } from '../components/empty-state';
 import { categoryName } from '../category-name';
@@ -87,30 +88,19 @@ function CategoryRow({ category, onChanged }: { category: Category; onChanged():
 }
 
 export function CategoriesPage() {
-  const { api, t, notify, fail } = useApp();
+  const { api, t, notify } = useApp();
   const id = useId();
-  const [categories, setCategories] = useState<Category[] | null>(null);
   const [name, setName] = useState('');
 
-  const load = useCallback(() => api.categories().then(setCategories, fail), [api, fail]);
-  useEffect(() => {
-    void load();
-  }, [load]);
+  const [categories, load] = useLoaded(() => api.categories(), [api]);
 
   const creating = usePending();
-  const create = (event: Event) => {
-    event.preventDefault();
-    void creating.run(async () => {
-      try {
-        const created = await api.createCategory(name.trim());
-        notify(t('categoryCreated', { name: created.name }), 'success');
-        setName('');
-        await load();
-      } catch (error) {
-        fail(error);
-      }
-    });
-  };
+  const create = creating.submit(async () => {
+    const created = await api.createCategory(name.trim());
+    notify(t('categoryCreated', { name: created.name }), 'success');
+    setName('');
+    await load();
+  });
 
   return (
     <section class="page narrow" aria-labelledby={`${id}-title`}>

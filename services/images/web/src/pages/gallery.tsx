@@ -10,6 +10,7 @@ import { categoryName } from '../category-name';
 import { formatBytes } from '../format';
 import { followLink, hrefOf, setUrlQuery, useUrlQuery } from '../router';
 import { useSelection } from '../use-selection';
+import { useLoaded } from '../use-loaded';
 
 const PAGE_SIZE = 40;
 
@@ -21,7 +22,6 @@ function firstFailure(outcome: BulkOutcome): string {
 export function GalleryPage() {
   const { api, t, said, notify, fail, confirm, lang } = useApp();
   const id = useId();
-  const [categories, setCategories] = useState<Category[]>([]);
   // The search, the category and how many pages are loaded are in the URL (?q=&category=&page=), so a
   // reload or a shared link shows the same; the open image (?image=) is a history entry Back closes.
   const url = useUrlQuery();
@@ -46,10 +46,7 @@ export function GalleryPage() {
   const generation = useRef(0);
   const sentinel = useRef<HTMLDivElement>(null);
 
-  const loadCategories = useCallback(() => api.categories().then(setCategories, fail), [api, fail]);
-  useEffect(() => {
-    void loadCategories();
-  }, [loadCategories]);
+  const [categories, loadCategories] = useLoaded(() => api.categories(), [api], [] as Category[]);
 
   // Typing settles for a moment before the search runs.
   useEffect(() => {

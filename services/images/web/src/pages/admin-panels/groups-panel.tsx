@@ -71,26 +71,19 @@ function GroupRow({ group, onSaved }: { group: Group; onSaved(): void }) {
 
 /** The admin's groups tab: create a group, list the groups and edit their limits. */
 export function GroupsPanel({ groups, onChanged }: { groups: Group[]; onChanged(): void }) {
-  const { api, t, notify, fail } = useApp();
+  const { api, t, notify } = useApp();
   const id = useId();
   const [name, setName] = useState('');
   const [maxMiB, setMaxMiB] = useState('10');
   const [quotaGiB, setQuotaGiB] = useState('1');
   const [keepMetadata, setKeepMetadata] = useState(false);
   const creating = usePending();
-  const create = (event: Event) => {
-    event.preventDefault();
-    void creating.run(async () => {
-      try {
-        const created = await api.adminCreateGroup({ name: name.trim(), max_file_size: Math.round(Number(maxMiB) * MIB), quota_bytes: Math.round(Number(quotaGiB) * GIB), keep_metadata: keepMetadata });
-        notify(t('groupCreated', { name: created.name }), 'success');
-        setName('');
-        onChanged();
-      } catch (error) {
-        fail(error);
-      }
-    });
-  };
+  const create = creating.submit(async () => {
+    const created = await api.adminCreateGroup({ name: name.trim(), max_file_size: Math.round(Number(maxMiB) * MIB), quota_bytes: Math.round(Number(quotaGiB) * GIB), keep_metadata: keepMetadata });
+    notify(t('groupCreated', { name: created.name }), 'success');
+    setName('');
+    onChanged();
+  });
   return (
     <>
       <form class="card-panel create-form wrap" onSubmit={create} aria-labelledby={`${id}-create`}>

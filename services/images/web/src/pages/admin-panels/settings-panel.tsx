@@ -34,22 +34,15 @@ export function SettingsPanel({ groups }: { groups: Group[] }) {
     );
   }
   const fixed = settings.fixed_by_env;
-  const save = (event: Event) => {
-    event.preventDefault();
-    void saving.run(async () => {
-      try {
-        // Only what admins may edit is sent: a fixed setting would refuse the whole change.
-        const changes: { site_name?: string; registration_enabled?: boolean; default_group_id?: number } = {};
-        if (!fixed.site_name) changes.site_name = siteName.trim();
-        if (!fixed.registration_enabled) changes.registration_enabled = registration;
-        if (!fixed.default_group) changes.default_group_id = groups.find((group) => group.name === groupName)?.id;
-        show(await api.adminUpdateSettings(changes));
-        notify(t('settingsSaved'), 'success');
-      } catch (error) {
-        fail(error);
-      }
-    });
-  };
+  const save = saving.submit(async () => {
+    // Only what admins may edit is sent: a fixed setting would refuse the whole change.
+    const changes: { site_name?: string; registration_enabled?: boolean; default_group_id?: number } = {};
+    if (!fixed.site_name) changes.site_name = siteName.trim();
+    if (!fixed.registration_enabled) changes.registration_enabled = registration;
+    if (!fixed.default_group) changes.default_group_id = groups.find((group) => group.name === groupName)?.id;
+    show(await api.adminUpdateSettings(changes));
+    notify(t('settingsSaved'), 'success');
+  });
   const fixedNote = (name: string | null, noteId: string) =>
     name ? (
       <p id={noteId} class="hint form-note" data-fixed-by={name}>

@@ -47,22 +47,15 @@ export function UsersPanel({ groups, onChanged }: { groups: Group[]; onChanged()
   }, [load]);
 
   const creating = usePending();
-  const create = (event: Event) => {
-    event.preventDefault();
-    void creating.run(async () => {
-      try {
-        const created = await api.adminCreateUser({ username: username.trim(), password, group_id: groupId, is_admin: isAdmin });
-        notify(t('userCreated', { name: created.username }), 'success');
-        setUsername('');
-        setPassword('');
-        setIsAdmin(false);
-        void load();
-        onChanged();
-      } catch (error) {
-        fail(error);
-      }
-    });
-  };
+  const create = creating.submit(async () => {
+    const created = await api.adminCreateUser({ username: username.trim(), password, group_id: groupId, is_admin: isAdmin });
+    notify(t('userCreated', { name: created.username }), 'success');
+    setUsername('');
+    setPassword('');
+    setIsAdmin(false);
+    void load();
+    onChanged();
+  });
 
   const change = async (user: AdminUser, changes: { group_id?: number; is_admin?: boolean; disabled?: boolean }) => {
     try {
