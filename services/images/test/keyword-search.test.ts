@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { COUNTED_UP_TO, EXACT_UP_TO, ESTIMATE_SAMPLE, searchTotal } from '../src/images/listing-repository';
+import { COUNTED_UP_TO, EXACT_UP_TO, ESTIMATE_SAMPLE, RARE_IN_SAMPLE, searchTotal } from '../src/images/listing-repository';
 import { createTestUser, openTestService, type TestService } from './support/harness';
 
 const API = '/api/image.php';
@@ -56,7 +56,7 @@ describe('keyword search: pages and totals', () => {
     return (rows.rows as Array<{ id: string | number }>).map((row) => Number(row.id));
   }
 
-  /** Whether the service counts a keyword's matches: its share of the newest ESTIMATE_SAMPLE, applied to all, is at most COUNTED_UP_TO (or the sample is all). */
+  /** Whether the service counts a keyword's matches: the newest ESTIMATE_SAMPLE are all there is, hold it at most RARE_IN_SAMPLE times, or their share applied to all is at most COUNTED_UP_TO. */
   async function counted(status: 'stored' | 'binned', keyword: string, categoryId?: number): Promise<boolean> {
     const { rows } = await svc.db.raw(
       `SELECT count(*) AS sampled, count(*) FILTER (WHERE strpos(lower(original_name), lower(?)) > 0) AS matched
@@ -65,7 +65,8 @@ describe('keyword search: pages and totals', () => {
     );
     const owned = await svc.db('images').where({ user_id: user.id, status }).modify((q) => (categoryId === undefined ? q : q.where({ category_id: categoryId }))).count({ n: '*' }).first();
     const sample = rows[0] as { sampled: string; matched: string };
-    return Number(sample.sampled) < ESTIMATE_SAMPLE || (Number(owned!.n) * Number(sample.matched)) / ESTIMATE_SAMPLE <= COUNTED_UP_TO;
+    const hits = Number(sample.matched);
+    return Number(sample.sampled) < ESTIMATE_SAMPLE || hits <= RARE_IN_SAMPLE || (Number(owned!.n) * hits) / ESTIMATE_SAMPLE <= COUNTED_UP_TO;
   }
 
   async function page(action: 'list' | 'trash', keyword: string, pageNumber: number, limit: number, categoryId?: number) {

@@ -55,9 +55,10 @@ const pageSql = (status: ImageStatus, byCategory: boolean) => `
  * of 1,000,000 names matching "holiday" cost a walk or a bitmap of all of them, on every page. So a
  * search first reads the user's newest ESTIMATE_SAMPLE names (in the status and category, an
  * index-only walk: see below) and the user's image count there (the per-category counters). When the
- * sample is all there is, its matches are the exact total. When the share it finds, applied to the
- * image count, is at most COUNTED_UP_TO, the word is rare: its matches are counted (up to
- * EXACT_UP_TO + 1), which the trigram index does cheaply for a rare word. Beyond that the total is an
+ * sample is all there is, its matches are the exact total. When it finds the word at most
+ * RARE_IN_SAMPLE times (a share too small to estimate from: one hit in 1,000 names may stand for 50
+ * matches or 3,000), or its share applied to the image count is at most COUNTED_UP_TO, the word is
+ * rare: its matches are counted (up to EXACT_UP_TO + 1), which the trigram index does cheaply. Beyond that the total is an
  * estimate (the share times the count) and the answer says so (`total_estimated`,
  * docs/api-decisions.md "Keyword search totals"). Counting a word the sample finds more often costs
  * a walk of all the user's names or a bitmap of every user's matches: for 1,000 matches among
@@ -66,6 +67,7 @@ const pageSql = (status: ImageStatus, byCategory: boolean) => `
 export const EXACT_UP_TO = 1_000;
 export const ESTIMATE_SAMPLE = 1_000;
 export const COUNTED_UP_TO = 500;
+export const RARE_IN_SAMPLE = 2;
 
 /**
  * A page of the names containing a pattern, and what its total is made from, in one snapshot.
@@ -76,7 +78,7 @@ export const COUNTED_UP_TO = 500;
  * most of a walk's cost) and never visits the table for rows that do not match. The page is chosen as
  * ids first (that walk, or the trigram index for a rare word: Postgres's choice by the pattern's
  * estimated share) and only its rows are read whole. The count is a scalar subquery behind a CASE:
- * Postgres runs it only when the sample says the word is rare (COUNTED_UP_TO). A page past the end
+ * Postgres runs it only when the sample says the word is rare (RARE_IN_SAMPLE, COUNTED_UP_TO). A page past the end
  * still answers one row: the counts alone.
  */
 const searchSql = (status: ImageStatus, byCategory: boolean) => {
@@ -84,7 +86,7 @@ const searchSql = (status: ImageStatus, byCategory: boolean) => {
   const matching = `${owned(status, byCategory)} AND ${matches}`;
   return `
   SELECT page.*, counts.owned, counts.sampled, counts.sample_matched,
-    CASE WHEN counts.sampled >= ${ESTIMATE_SAMPLE} AND counts.owned * counts.sample_matched <= ${COUNTED_UP_TO * ESTIMATE_SAMPLE} THEN (
+    CASE WHEN counts.sampled >= ${ESTIMATE_SAMPLE} AND (counts.sample_matched <= ${RARE_IN_SAMPLE} OR counts.owned * counts.sample_matched <= ${COUNTED_UP_TO * ESTIMATE_SAMPLE}) THEN (
       SELECT count(*) FROM (SELECT 1 FROM images WHERE ${matching} LIMIT ${EXACT_UP_TO + 1}) AS upto
     ) END AS matched
   FROM (
@@ -110,7 +112,7 @@ export interface SearchCounts {
   /** How many of their newest were sampled (ESTIMATE_SAMPLE, or fewer when that is all there are), and how many of those match. */
   sampled: number;
   sampleMatched: number;
-  /** The matches counted up to EXACT_UP_TO + 1, or null when the sample put them beyond COUNTED_UP_TO. */
+  /** The matches counted up to EXACT_UP_TO + 1, or null when the sample found the word common. */
   matched: number | null;
 }
 
