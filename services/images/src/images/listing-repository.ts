@@ -58,9 +58,9 @@ const pageSql = (status: ImageStatus, byCategory: boolean) => `
  * sample is all there is, its matches are the exact total. When it finds the word at most
  * RARE_IN_SAMPLE times (a share too small to estimate from: one hit in 1,000 names may stand for 50
  * matches or 3,000), or its share applied to the image count is at most COUNTED_UP_TO, the word is
- * rare: its matches are counted (up to EXACT_UP_TO + 1), which the trigram index does cheaply. Beyond that the total is an
- * estimate (the share times the count) and the answer says so (`total_estimated`,
- * docs/api-decisions.md "Keyword search totals"). Counting a word the sample finds more often costs
+ * rare: its matches are counted (up to EXACT_UP_TO + 1), which the trigram index does cheaply.
+ * Beyond that the total is an estimate (the share times the count) and the answer says so
+ * (`total_estimated`: the images README, "Keyword search totals"). Counting a word the sample finds more often costs
  * a walk of all the user's names or a bitmap of every user's matches: for 1,000 matches among
  * 100,000 names, 15–140 ms on a busy machine, far above what a page may cost.
  */
@@ -78,8 +78,8 @@ export const RARE_IN_SAMPLE = 2;
  * most of a walk's cost) and never visits the table for rows that do not match. The page is chosen as
  * ids first (that walk, or the trigram index for a rare word: Postgres's choice by the pattern's
  * estimated share) and only its rows are read whole. The count is a scalar subquery behind a CASE:
- * Postgres runs it only when the sample says the word is rare (RARE_IN_SAMPLE, COUNTED_UP_TO). A page past the end
- * still answers one row: the counts alone.
+ * Postgres runs it only when the sample says the word is rare (RARE_IN_SAMPLE, COUNTED_UP_TO). A
+ * page past the end still answers one row: the counts alone.
  */
 const searchSql = (status: ImageStatus, byCategory: boolean) => {
   const matches = `lower(original_name) LIKE lower(:pattern) ESCAPE '\\'`;
