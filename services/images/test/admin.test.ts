@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { runAdminCommand } from '../src/admin/commands';
 import { parseByteSize } from '../src/users/byte-sizes';
-import { createTestUser, filesIn, storedKeys, fixture, imageRows, useTestService, usedBytes, distinctBytes } from './support/harness';
+import { createTestUser, storedKeys, fixture, imageRows, useTestService, usedBytes, distinctBytes } from './support/harness';
 
 const svc = useTestService({ MAX_UPLOAD_BYTES: String(64 * 1024 * 1024) });
 

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { createLinkSigner } from '../src/images/link-signer';
-import { createTestUser, distinctBytes, filesIn, storedKeys, fixture, imageRows, useTestService } from './support/harness';
+import { createTestUser, distinctBytes, storedKeys, fixture, imageRows, useTestService } from './support/harness';
 
 // The `links` extension of upload and list answers, and the deletion link behind it.
 

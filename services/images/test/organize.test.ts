@@ -1,4 +1,4 @@
-import { createTestUser, distinctBytes, expectConsistentStore, filesIn, storedKeys, imageRows, useTestService, usedBytes } from './support/harness';
+import { createTestUser, distinctBytes, expectConsistentStore, storedKeys, imageRows, useTestService, usedBytes } from './support/harness';
 import { tokenCalls } from './support/api-calls';
 
 // Categories (rename, delete), moving images, and delete/restore/purge of many ids at once.

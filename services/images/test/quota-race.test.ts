@@ -5,7 +5,6 @@ import { createApp } from '../src/app';
 import { createMediaProcessor } from '../src/media/media-processor';
 import { createMetrics } from '../src/metrics/metrics';
 import type { ObjectStore } from '../src/storage/object-store';
-import type { Storage } from '../src/storage/storage';
 import { createTestUser, expectConsistentStore, filesIn, storedKeys, fixture, fixtureBytes, imageRows, openTestService, usedBytes, withCurrentStore, type TestService, distinctBytes } from './support/harness';
 
 // Needs real Postgres: PGlite has a single connection, so it cannot show a lost-update race.

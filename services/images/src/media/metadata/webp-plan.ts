@@ -1,7 +1,6 @@
 import { isMinimalOrientationBlock, meaningful, minimalOrientationTiff, orientationFromTiff, withoutExifPrefix } from './exif-orientation';
 import { MalformedContainerError, type Piece, type SourceReader } from './source-reader';
 
-const VP8X_ICC = 0x20;
 const VP8X_EXIF = 0x08;
 const VP8X_XMP = 0x04;
 

@@ -4,7 +4,6 @@ import { useApp } from '../app-context';
 import { useLoaded } from '../use-loaded';
 import { usePending } from '../use-pending';
 import { CopyButton } from '../components/copy-button';
-import { EmptyState } from '../components/empty-state';
 import { FileName } from '../components/file-name';
 import { useTimes } from '../components/local-time';
 import { UsageBar } from '../components/usage-bar';
