@@ -202,7 +202,7 @@ describe('category sorts and English fields', () => {
       'CSV header must be exactly: slug,name,description,url,icon,category,tags,is_featured (optionally followed by name_en,description_en)',
     );
     const tooLong = await importJson(site.harness.db, { tools: [{ ...sorting.tools[0], slug: 's-long', name_en: 'x'.repeat(201) }] });
-    expect(tooLong.tools.rejected).toEqual([{ row: 1, slug: 's-long', reason: 'name_en is longer than 200 characters' }]);
+    expect(tooLong.tools.rejected).toEqual([{ row: 1, slug: 's-long', reason: { key: 'tooLong', params: { field: 'name_en', max: 200 } } }]);
     await site.harness.db('tools').where({ slug: 's-csv' }).delete();
   });
 });
