@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { evaluateSearch, type QueryQuality, type SearchJudgement } from '../../services/tools/src/catalog/search-quality';
 
@@ -55,8 +57,9 @@ function mainThreadSchedule(pid: number): [number, number] | undefined {
 /**
  * Every query `samples` times (the API's default page), round-robin over the queries so that whatever
  * the machine does meanwhile falls on all of them alike, after one unmeasured round. `pid`: the service's.
+ * Runs in the client process of search-latency-client.ts, not in the bench's: see measureLatencies.
  */
-export async function measureLatencies(base: string, queries: LatencyQuery[], samples: number, pid: number, log: (line: string) => void): Promise<QueryLatency[]> {
+export async function timeSearches(base: string, queries: LatencyQuery[], samples: number, pid: number, log: (line: string) => void): Promise<QueryLatency[]> {
   const results: QueryLatency[] = queries.map((query) => ({ ...query, latenciesMs: [], onCpuMs: [], runqueueMs: [], total: 0 }));
   for (const result of results) result.total = (await searchOnce(base, result.query)).total;
   const started = performance.now();
@@ -75,6 +78,32 @@ export async function measureLatencies(base: string, queries: LatencyQuery[], sa
     if ((round + 1) % 10 === 0 || round === samples - 1) log(`  round ${round + 1} / ${samples} (${((performance.now() - started) / 1000).toFixed(0)} s)`);
   }
   return results;
+}
+
+/**
+ * timeSearches in a client process of its own (search-latency-client.ts), its progress lines passed to
+ * `log`. The bench's own process holds the generated directory, the stack's handles and every figure so
+ * far: its collections took 3–14 ms each (traced with a GC observer), and one falling inside a search's
+ * timing was counted as the service's latency. The client's small heap collects in well under a millisecond.
+ */
+export async function measureLatencies(base: string, queries: LatencyQuery[], samples: number, pid: number, log: (line: string) => void): Promise<QueryLatency[]> {
+  const client = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'search-latency-client.ts')], {
+    env: { PATH: process.env.PATH, SEARCH_LATENCY_JOB: JSON.stringify({ base, queries, samples, pid }) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  client.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  client.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    for (let end = stderr.indexOf('\n'); end >= 0; end = stderr.indexOf('\n')) {
+      log(stderr.slice(0, end));
+      stderr = stderr.slice(end + 1);
+    }
+  });
+  const code = await new Promise<number | null>((resolve) => client.once('close', resolve));
+  if (code !== 0) throw new Error(`the search latency client failed (${code}): ${stderr.slice(0, 500)}`);
+  return JSON.parse(stdout) as QueryLatency[];
 }
 
 /** The nearest-rank percentile. */

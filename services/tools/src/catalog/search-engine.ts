@@ -35,7 +35,8 @@ export interface SearchSnapshot {
 export interface SearchEngineOptions {
   readRevision: () => Promise<number>;
   loadSnapshot: () => Promise<SearchSnapshot>;
-  loadVisits: () => Promise<Map<number, number>>;
+  /** Every tool's visits; `pause` is awaited between the pages it reads. */
+  loadVisits: (pause: () => Promise<void>) => Promise<Map<number, number>>;
   visitsRefreshMs: number;
   now: () => number;
   /** Told how long each build took (seconds): a metric. */
@@ -189,7 +190,7 @@ export function createSearchEngine(options: SearchEngineOptions) {
     if (options.now() - state.visitsReadAt >= options.visitsRefreshMs && !refreshingVisits) {
       const stale = state;
       refreshingVisits = options
-        .loadVisits()
+        .loadVisits(pause)
         .then((visits) => {
           for (const tool of stale.tools) tool.visits = visits.get(tool.id) ?? tool.visits;
           stale.maxVisits = undefined;
