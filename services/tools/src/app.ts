@@ -94,7 +94,7 @@ export function createServices(deps: AppDeps) {
   const revision = createRevisionWatch({ readRevision: catalog.catalogRevision, checkMs: REVISION_CHECK_MS, now });
   const icons = createIconRepository(deps.db);
   const keyHours = createKeyHourCounter({ db: deps.db, now, logger: deps.logger });
-  const searchEngine = catalogSearchEngine(catalog, now, metrics.searchIndexBuilt, deps.searchPause);
+  const searchEngine = catalogSearchEngine(catalog, now, { onBuilt: metrics.searchIndexBuilt, pause: deps.searchPause, knownRevision: revision.current });
   // A search answered from the previous index while a rebuild runs must not be served from a cache after
   // the rebuild: the caches' revision is odd while the index is behind the catalog, even once it caught up.
   const cacheRevision = async () => {

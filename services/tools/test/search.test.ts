@@ -4,7 +4,7 @@ import type express from 'express';
 import { createCatalogRepository } from '../src/catalog/catalog-repository';
 import { importCatalog } from '../src/catalog/importer';
 import { sampleDatasetPath } from '../src/demo';
-import { openHarness, type Harness } from './support/harness';
+import { importJson, openHarness, type Harness } from './support/harness';
 
 let harness: Harness;
 let app: express.Express;
@@ -235,5 +235,41 @@ describe('search over the sample dataset', () => {
     expect((await search(`q=${encodeURIComponent("' OR 1=1 --")}`)).body.data.total).toBe(0);
     expect((await search(`q=${encodeURIComponent('😀')}`)).body.data.total).toBe(0);
     expect((await search(`q=${encodeURIComponent('\\')}`)).status).toBe(200);
+  });
+
+  it('when searching again within a second, then the only query is the page’s tools; an import by another process is searched after the next revision check', async () => {
+    let clock = Date.parse('2026-11-28T09:00:00Z');
+    const { app: timed, services } = harness.appWithServices({ clock: () => new Date(clock) });
+    await services.search.refresh();
+    const searchFor = async (keyword: string) => slugs(await request(timed).get(`/api/index.php?action=search&q=${encodeURIComponent(keyword)}`));
+    expect(await searchFor('vscode')).toContain('vscode');
+
+    const queries: string[] = [];
+    const onQuery = (query: { sql: string }) => queries.push(query.sql);
+    harness.db.on('query', onQuery);
+    try {
+      expect(await searchFor('截图')).toContain('snipaste');
+      expect(await searchFor('jietu')).toContain('snipaste');
+      expect(queries).toHaveLength(2);
+      expect(queries.filter((sql) => /catalog_revision/.test(sql))).toEqual([]);
+
+      // Another process renames a tool: the revision moves in its transaction.
+      const vscode = sample.tools.find((tool) => tool.slug === 'vscode')!;
+      expect((await importJson(harness.db, { tools: [{ ...vscode, name: 'Kodeditor Renamed' }] })).tools.updated).toBe(1);
+      queries.length = 0;
+      expect(await searchFor('Kodeditor')).toEqual([]);
+      expect(queries.filter((sql) => /catalog_revision/.test(sql))).toEqual([]);
+
+      clock += 1000;
+      await searchFor('Kodeditor');
+      // The watch reads the revision, finds it moved and starts a rebuild (whose snapshot reads it too).
+      expect(queries.filter((sql) => /catalog_revision/.test(sql)).length).toBeGreaterThanOrEqual(1);
+      // The rebuild started by that check: once it is done, the new name is found.
+      await services.search.refresh();
+      expect(await searchFor('Kodeditor')).toEqual(['vscode']);
+    } finally {
+      harness.db.off('query', onQuery);
+      await importCatalog(createCatalogRepository(harness.db), fs.readFileSync(sampleDatasetPath(), 'utf8'), 'json');
+    }
   });
 });

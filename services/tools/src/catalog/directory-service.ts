@@ -64,11 +64,14 @@ export interface DirectoryServiceOptions {
   searchEngine?: SearchEngine;
 }
 
-/** The search engine over a catalog repository (see search-engine.ts). */
-export function catalogSearchEngine(catalog: CatalogRepository, now: () => number, onBuilt?: (seconds: number) => void, pause?: () => Promise<void>): SearchEngine {
+/** The search engine over a catalog repository (see search-engine.ts); `knownRevision`: the process's revision watch. */
+export function catalogSearchEngine(
+  catalog: CatalogRepository,
+  now: () => number,
+  options: { onBuilt?: (seconds: number) => void; pause?: () => Promise<void>; knownRevision?: () => Promise<number> } = {},
+): SearchEngine {
   return createSearchEngine({
-    onBuilt,
-    pause,
+    ...options,
     readRevision: catalog.catalogRevision,
     loadSnapshot: catalog.searchSnapshot,
     loadVisits: catalog.toolVisits,

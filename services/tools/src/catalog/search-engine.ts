@@ -8,8 +8,10 @@ import { buildAliasGroups, planTerms, type AliasGroups } from './search-terms';
  * Search runs in memory on every replica: the catalog (tens of thousands of tools at most) is read once per
  * catalog revision and indexed (search-engine-index.ts), so a query costs no table scan whatever its length.
  * The revision moves with every change to tools, categories or aliases (the catalog_revision migration's
- * triggers), and is read before each search: a change made on any replica starts a rebuild there, and is
- * searched as soon as that rebuild is done; until then the previous index answers (stale-while-rebuild).
+ * triggers), and is checked before each search (`knownRevision`: the service's revision watch, which reads
+ * it at most once a second and at once after a write of its own): a change made on any replica starts a
+ * rebuild there, and is searched as soon as that rebuild is done; until then the previous index answers
+ * (stale-while-rebuild).
  * A rebuild after an edit of a few tools (a save in the editor, a CLI edit, an alias) updates the previous
  * index (updateSearchIndex: the edited tools' forms out, their new forms in, tens of milliseconds at 10,000
  * tools); a larger change (an import, a category of thousands of tools renamed) builds it afresh (seconds).
@@ -33,7 +35,13 @@ export interface SearchSnapshot {
 }
 
 export interface SearchEngineOptions {
+  /** The catalog revision in the database: refresh() reads it, to catch up with whatever was written. */
   readRevision: () => Promise<number>;
+  /**
+   * The revision a search checks its index against; default: readRevision. The service passes its revision
+   * watch's (src/catalog/revision-watch.ts), so that a search makes no query of its own for it.
+   */
+  knownRevision?: () => Promise<number>;
   loadSnapshot: () => Promise<SearchSnapshot>;
   /** Every tool's visits; `pause` is awaited between the pages it reads. */
   loadVisits: (pause: () => Promise<void>) => Promise<Map<number, number>>;
@@ -179,8 +187,10 @@ export function createSearchEngine(options: SearchEngineOptions) {
    * The index to answer from. Only the very first build is awaited; while a newer revision's index is built,
    * the previous one answers (a rebuild at 10,000 tools takes seconds, a search must not).
    */
+  const knownRevision = options.knownRevision ?? options.readRevision;
+
   async function current(): Promise<State> {
-    const revision = await options.readRevision();
+    const revision = await knownRevision();
     if (!state) return rebuild();
     if (state.revision !== revision) {
       // Nobody awaits this one: the next search that finds the revision still newer tries again.
