@@ -82,23 +82,40 @@ export const RARE_IN_SAMPLE = 2;
  * page past the end still answers one row: the counts alone.
  */
 const searchSql = (status: ImageStatus, byCategory: boolean) => {
-  const matches = `lower(original_name) LIKE lower(:pattern) ESCAPE '\\'`;
-  const matching = `${owned(status, byCategory)} AND ${matches}`;
+  // Every value reaches the plan as a subquery's result, which the planner prices without looking into:
+  // the plan is the same for every user, pattern and page, so Postgres keeps one.
+  const user = '(SELECT :userId::bigint)';
+  const pattern = '(SELECT lower(:pattern))';
+  const mine = (userColumn: string) =>
+    `${userColumn} = ${user} AND status = '${status}'${byCategory ? ' AND category_id = (SELECT :categoryId::bigint)' : ''}`;
+  const matches = `lower(original_name) LIKE ${pattern} ESCAPE '\\'`;
+  // A walk of the per-user index newest first, or the trigram index alone (\`user_id + 0\` keeps the
+  // per-user indexes out of it).
+  const walked = `${mine('user_id')} AND ${matches}`;
+  const trigram = `${mine('user_id + 0')} AND ${matches}`;
+  const page = `ORDER BY ${pageOrder(status, '')} LIMIT (SELECT :limit::bigint) OFFSET (SELECT :offset::bigint)`;
   return `
-  SELECT page.*, counts.owned, counts.sampled, counts.sample_matched,
-    CASE WHEN counts.sampled >= ${ESTIMATE_SAMPLE} AND (counts.sample_matched <= ${RARE_IN_SAMPLE} OR counts.owned * counts.sample_matched <= ${COUNTED_UP_TO * ESTIMATE_SAMPLE}) THEN (
-      SELECT count(*) FROM (SELECT 1 FROM images WHERE ${matching} LIMIT ${EXACT_UP_TO + 1}) AS upto
-    ) END AS matched
-  FROM (
-    SELECT (SELECT coalesce(sum(count), 0) FROM image_counts WHERE ${owned(status, byCategory)}) AS owned, newest.*
+  WITH counts AS (
+    SELECT owned, sampled, sample_matched,
+      sampled >= ${ESTIMATE_SAMPLE} AND (sample_matched <= ${RARE_IN_SAMPLE} OR owned * sample_matched <= ${COUNTED_UP_TO * ESTIMATE_SAMPLE}) AS rare
     FROM (
-      SELECT count(*) AS sampled, count(*) FILTER (WHERE name LIKE lower(:pattern) ESCAPE '\\') AS sample_matched
-      FROM (SELECT lower(original_name) AS name FROM images WHERE ${owned(status, byCategory)} ORDER BY id DESC LIMIT ${ESTIMATE_SAMPLE}) AS sample
-    ) AS newest
-  ) AS counts
+      SELECT (SELECT coalesce(sum(count), 0) FROM image_counts WHERE ${mine('user_id')}) AS owned, newest.*
+      FROM (
+        SELECT count(*) AS sampled, count(*) FILTER (WHERE name LIKE ${pattern} ESCAPE '\\') AS sample_matched
+        FROM (SELECT lower(original_name) AS name FROM images WHERE ${mine('user_id')} ORDER BY id DESC LIMIT ${ESTIMATE_SAMPLE}) AS sample
+      ) AS newest
+    ) AS known
+  )
+  SELECT page.*, counts.owned, counts.sampled, counts.sample_matched,
+    CASE WHEN counts.rare THEN (
+      SELECT count(*) FROM (SELECT 1 FROM images WHERE ${trigram} LIMIT ${EXACT_UP_TO + 1}) AS upto
+    ) END AS matched
+  FROM counts
   LEFT JOIN LATERAL (
     SELECT ${COLUMNS} FROM images WHERE id IN (
-      SELECT id FROM images WHERE ${matching} ORDER BY ${pageOrder(status, '')} LIMIT :limit OFFSET :offset
+      (SELECT id FROM images WHERE ${trigram} AND (SELECT rare FROM counts) ${page})
+      UNION ALL
+      (SELECT id FROM images WHERE ${walked} AND NOT (SELECT rare FROM counts) ${page})
     )
   ) AS page ON true
   WHERE ${LIVE}
