@@ -85,13 +85,16 @@ const searchSql = (status: ImageStatus, byCategory: boolean) => {
   // Every value reaches the plan as a subquery's result, which the planner prices without looking into:
   // the plan is the same for every user, pattern and page, so Postgres keeps one.
   const user = '(SELECT :userId::bigint)';
+  // LIKE's own escape character is the backslash containsPattern escapes with: an ESCAPE clause here
+  // would be applied to the pattern again for every name compared (like_escape of a parameter).
   const pattern = '(SELECT lower(:pattern))';
   const mine = (userColumn: string) =>
     `${userColumn} = ${user} AND status = '${status}'${byCategory ? ' AND category_id = (SELECT :categoryId::bigint)' : ''}`;
-  const matches = `lower(original_name) LIKE ${pattern} ESCAPE '\\'`;
-  // A walk of the per-user index newest first, or the trigram index alone (\`user_id + 0\` keeps the
-  // per-user indexes out of it).
-  const walked = `${mine('user_id')} AND ${matches}`;
+  const matches = `lower(original_name) LIKE ${pattern}`;
+  // The two ways to a page, each kept to its index whatever the planner guesses of the pattern: a walk
+  // of the per-user index newest first (\`IS TRUE\` keeps the trigram index out: it takes only a bare
+  // LIKE), or the trigram index alone (\`user_id + 0\` keeps the per-user indexes out).
+  const walked = `${mine('user_id')} AND (${matches}) IS TRUE`;
   const trigram = `${mine('user_id + 0')} AND ${matches}`;
   const page = `ORDER BY ${pageOrder(status, '')} LIMIT (SELECT :limit::bigint) OFFSET (SELECT :offset::bigint)`;
   return `
@@ -101,7 +104,7 @@ const searchSql = (status: ImageStatus, byCategory: boolean) => {
     FROM (
       SELECT (SELECT coalesce(sum(count), 0) FROM image_counts WHERE ${mine('user_id')}) AS owned, newest.*
       FROM (
-        SELECT count(*) AS sampled, count(*) FILTER (WHERE name LIKE ${pattern} ESCAPE '\\') AS sample_matched
+        SELECT count(*) AS sampled, count(*) FILTER (WHERE name LIKE ${pattern}) AS sample_matched
         FROM (SELECT lower(original_name) AS name FROM images WHERE ${mine('user_id')} ORDER BY id DESC LIMIT ${ESTIMATE_SAMPLE}) AS sample
       ) AS newest
     ) AS known
