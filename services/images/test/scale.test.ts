@@ -114,4 +114,25 @@ describeWithRealServer('TEST_DATABASE_URL', 'list at scale (real Postgres, 100,0
       expect(Number(rows[0].custom_plans)).toBeLessThanOrEqual(5);
     });
   });
+
+  test('when a rare keyword has no trigram, then its names are walked, not read from the whole trigram index, and counted exactly', async () => {
+    const user = await svc.db('users').where({ name: 'heavy' }).first('id');
+    const credential = await svc.db('credentials').where({ user_id: user.id }).first('id');
+    await svc.db.transaction(async (trx) => {
+      const listing = createListingRepository(trx, { namedStatements: true });
+      const search = (keyword: string) => listing.list({ userId: user.id, credential: { id: credential.id, at: new Date() }, status: 'stored', keyword, limit: 20, offset: 0 });
+      // This transaction's scans of the trigram index so far.
+      const trigramScans = async () =>
+        Number((await trx.raw("SELECT pg_stat_get_xact_numscans('images_original_name_trgm'::regclass) AS n")).rows[0].n);
+      const before = await trigramScans();
+      // "ns": two letters, in the 100 names with "sunset" only.
+      for (let run = 0; run < 8; run++) {
+        const found = (await search('ns'))!;
+        expect([found.total, found.totalEstimated, found.rows[0]?.originalName]).toEqual([100, undefined, 'IMG_100000_sunset.jpg']);
+      }
+      expect(await trigramScans()).toBe(before);
+      await search('sunset');
+      expect(await trigramScans()).toBeGreaterThan(before);
+    });
+  });
 });
