@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { describeWithRealServer } from '@platform/kit/testing';
+import { createListingRepository } from '../src/images/listing-repository';
 import { createTestUser, openTestService, type TestService } from './support/harness';
 
 // Needs real Postgres: the point is the answers and query plans of the production database at this size.
@@ -67,16 +68,71 @@ describeWithRealServer('TEST_DATABASE_URL', 'list at scale (real Postgres, 100,0
 
   test('when a word is searched for a user whose images are older than another user\'s, then Postgres walks that user\'s own index, not the primary key through the other\'s rows', async () => {
     const user = await svc.db('users').where({ name: 'heavy' }).first('id');
-    const planOf = async (sql: string) => {
-      const plan = await svc.db.raw(`EXPLAIN ${sql}`, [user.id]);
+    const planOf = async (sql: string, bindings: Array<string | number>) => {
+      const plan = await svc.db.raw(`EXPLAIN ${sql}`, bindings);
       return plan.rows.map((row: Record<string, string>) => row['QUERY PLAN']).join('\n');
     };
-    // The two walks of a search (src/images/listing-repository.ts): the newest names it samples, and a common word's page.
-    const sample = await planOf("SELECT lower(original_name) AS name FROM images WHERE user_id = ? AND status = 'stored' ORDER BY id DESC LIMIT 1000");
-    const page = await planOf("SELECT id FROM images WHERE user_id = ? AND status = 'stored' AND lower(original_name) LIKE '%img\\_%' ESCAPE '\\' ORDER BY id DESC LIMIT 20 OFFSET 80");
+    // The two walks of a search (src/images/listing-repository.ts), its values given as the statement
+    // gives them (subquery results, which the planner does not look into): the newest names it
+    // samples, and a common word's page.
+    const sample = await planOf(
+      "SELECT lower(original_name) AS name FROM images WHERE user_id = (SELECT ?::bigint) AND status = 'stored' ORDER BY id DESC LIMIT 1000",
+      [user.id],
+    );
+    const page = await planOf(
+      "SELECT id FROM images WHERE user_id = (SELECT ?::bigint) AND status = 'stored' AND (lower(original_name) LIKE (SELECT lower(?))) IS TRUE ORDER BY id DESC LIMIT (SELECT 20::bigint) OFFSET (SELECT 80::bigint)",
+      [user.id, '%img\\_%'],
+    );
     for (const plan of [sample, page]) {
       expect(plan).toMatch(/Index Only Scan using images_user_status_id_name/);
       expect(plan).not.toMatch(/images_pkey/);
     }
+  });
+
+  test('when common, rare and absent words are searched on one connection, then Postgres keeps one plan for them all and the answers stay right', async () => {
+    const user = await svc.db('users').where({ name: 'heavy' }).first('id');
+    const credential = await svc.db('credentials').where({ user_id: user.id }).first('id');
+    await svc.db.transaction(async (trx) => {
+      const listing = createListingRepository(trx, { namedStatements: true });
+      const search = (keyword: string, page: number) =>
+        listing.list({ userId: user.id, credential: { id: credential.id, at: new Date() }, status: 'stored', keyword, limit: 20, offset: (page - 1) * 20 });
+      const answers: Array<{ keyword: string; total: number; estimated: boolean; first: string | undefined }> = [];
+      for (let round = 0; round < 4; round++) {
+        for (const keyword of ['img', 'sunset', 'zebra']) {
+          const found = (await search(keyword, round + 1))!;
+          answers.push({ keyword, total: found.total, estimated: found.totalEstimated === true, first: found.rows[0]?.originalName });
+        }
+      }
+      // Rare: counted exactly (every 1,000th name, none of them binned); absent: none; common: estimated.
+      expect(answers.filter((a) => a.keyword === 'sunset').map((a) => [a.total, a.estimated])).toEqual(Array(4).fill([100, false]));
+      expect(answers.filter((a) => a.keyword === 'zebra').map((a) => a.total)).toEqual([0, 0, 0, 0]);
+      expect(answers.filter((a) => a.keyword === 'img').every((a) => a.estimated && a.total === 98_000)).toBe(true);
+      // Newest first, page after page: pages 1–4 start at the 1st, 21st, 41st and 61st newest match.
+      expect(answers.filter((a) => a.keyword === 'sunset').map((a) => a.first)).toEqual(['IMG_100000_sunset.jpg', 'IMG_080000_sunset.jpg', 'IMG_060000_sunset.jpg', 'IMG_040000_sunset.jpg']);
+      const { rows } = await trx.raw("SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = 'images_search_stored'");
+      expect(Number(rows[0].generic_plans)).toBeGreaterThan(0);
+      expect(Number(rows[0].custom_plans)).toBeLessThanOrEqual(5);
+    });
+  });
+
+  test('when a rare keyword has no trigram, then its names are walked, not read from the whole trigram index, and counted exactly', async () => {
+    const user = await svc.db('users').where({ name: 'heavy' }).first('id');
+    const credential = await svc.db('credentials').where({ user_id: user.id }).first('id');
+    await svc.db.transaction(async (trx) => {
+      const listing = createListingRepository(trx, { namedStatements: true });
+      const search = (keyword: string) => listing.list({ userId: user.id, credential: { id: credential.id, at: new Date() }, status: 'stored', keyword, limit: 20, offset: 0 });
+      // This transaction's scans of the trigram index so far.
+      const trigramScans = async () =>
+        Number((await trx.raw("SELECT pg_stat_get_xact_numscans('images_original_name_trgm'::regclass) AS n")).rows[0].n);
+      const before = await trigramScans();
+      // "ns": two letters, in the 100 names with "sunset" only.
+      for (let run = 0; run < 8; run++) {
+        const found = (await search('ns'))!;
+        expect([found.total, found.totalEstimated, found.rows[0]?.originalName]).toEqual([100, undefined, 'IMG_100000_sunset.jpg']);
+      }
+      expect(await trigramScans()).toBe(before);
+      await search('sunset');
+      expect(await trigramScans()).toBeGreaterThan(before);
+    });
   });
 });

@@ -18,6 +18,15 @@ function containsPattern(keyword: string): string {
   return `%${keyword.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
 }
 
+/**
+ * Whether the trigram index can find a keyword's names: pg_trgm takes a LIKE pattern's trigrams from
+ * its runs of letters and digits, and a pattern without one makes it read the whole index (every
+ * user's names). Such a keyword (`ab`, `a-b`) is searched by walking the user's names instead.
+ */
+function hasTrigram(keyword: string): boolean {
+  return /[\p{L}\p{N}]{3}/u.test(keyword);
+}
+
 /** Newest first; the bin by when each image was deleted. As SQL over the columns of `prefix`. */
 function pageOrder(status: ImageStatus, prefix: string): string {
   return status === 'binned' ? `${prefix}deleted_at DESC, ${prefix}id DESC` : `${prefix}id DESC`;
@@ -76,29 +85,65 @@ export const RARE_IN_SAMPLE = 2;
  * (and its per-category twin; migrations/20261128045000_search_walk_indexes): Postgres takes the
  * lowered name from the index instead of lowering each row's name again (about 3 µs a row, which was
  * most of a walk's cost) and never visits the table for rows that do not match. The page is chosen as
- * ids first (that walk, or the trigram index for a rare word: Postgres's choice by the pattern's
- * estimated share) and only its rows are read whole. The count is a scalar subquery behind a CASE:
- * Postgres runs it only when the sample says the word is rare (RARE_IN_SAMPLE, COUNTED_UP_TO). A
- * page past the end still answers one row: the counts alone.
+ * ids first and only its rows are read whole.
+ *
+ * One plan serves every search. Planned for each pattern, as it was, the statement cost about 0.5 ms
+ * of Postgres CPU in planning alone, about half of a rare word's search (docs/benchmarks.md, "Keyword
+ * search"). So no value reaches the planner: each is a subquery's result, priced without being looked
+ * into, and Postgres keeps the generic plan after its first five runs (pg_prepared_statements shows
+ * it: test/scale.test.ts). Nor does the plan choose between the walk and the trigram index, since it
+ * would choose blind: both page shapes are in it, each held to its index, behind one-time filters on
+ * the sample's decision. A rare word (RARE_IN_SAMPLE, COUNTED_UP_TO) takes its page and its count
+ * (a scalar subquery behind a CASE) from the trigram index; a common one walks the user's index
+ * newest first and stops after offset + limit matches. A keyword without a trigram (hasTrigram) is
+ * walked and counted by the walk whatever the sample says. The trigram index reads every user's
+ * matches of a word, so a word rare among a user's names but common among everyone's costs those:
+ * the price of deciding by the user's own sample. A page past the end still answers one row: the
+ * counts alone.
  */
 const searchSql = (status: ImageStatus, byCategory: boolean) => {
-  const matches = `lower(original_name) LIKE lower(:pattern) ESCAPE '\\'`;
-  const matching = `${owned(status, byCategory)} AND ${matches}`;
+  // Every value reaches the plan as a subquery's result, which the planner prices without looking into:
+  // the plan is the same for every user, pattern and page, so Postgres keeps one.
+  const user = '(SELECT :userId::bigint)';
+  // LIKE's own escape character is the backslash containsPattern escapes with: an ESCAPE clause here
+  // would be applied to the pattern again for every name compared (like_escape of a parameter).
+  const pattern = '(SELECT lower(:pattern))';
+  const mine = (userColumn: string) =>
+    `${userColumn} = ${user} AND status = '${status}'${byCategory ? ' AND category_id = (SELECT :categoryId::bigint)' : ''}`;
+  const matches = `lower(original_name) LIKE ${pattern}`;
+  // The two ways to a page, each kept to its index whatever the planner guesses of the pattern: a walk
+  // of the per-user index newest first (`IS TRUE` keeps the trigram index out: it takes only a bare
+  // LIKE), or the trigram index alone (`user_id + 0` keeps the per-user indexes out).
+  const walked = `${mine('user_id')} AND (${matches}) IS TRUE`;
+  const trigram = `${mine('user_id + 0')} AND ${matches}`;
+  const page = `ORDER BY ${pageOrder(status, '')} LIMIT (SELECT :limit::bigint) OFFSET (SELECT :offset::bigint)`;
   return `
-  SELECT page.*, counts.owned, counts.sampled, counts.sample_matched,
-    CASE WHEN counts.sampled >= ${ESTIMATE_SAMPLE} AND (counts.sample_matched <= ${RARE_IN_SAMPLE} OR counts.owned * counts.sample_matched <= ${COUNTED_UP_TO * ESTIMATE_SAMPLE}) THEN (
-      SELECT count(*) FROM (SELECT 1 FROM images WHERE ${matching} LIMIT ${EXACT_UP_TO + 1}) AS upto
-    ) END AS matched
-  FROM (
-    SELECT (SELECT coalesce(sum(count), 0) FROM image_counts WHERE ${owned(status, byCategory)}) AS owned, newest.*
+  WITH counts AS (
+    SELECT owned, sampled, sample_matched,
+      sampled >= ${ESTIMATE_SAMPLE} AND (sample_matched <= ${RARE_IN_SAMPLE} OR owned * sample_matched <= ${COUNTED_UP_TO * ESTIMATE_SAMPLE}) AS rare,
+      (SELECT :trigrams::boolean) AS by_trigram
     FROM (
-      SELECT count(*) AS sampled, count(*) FILTER (WHERE name LIKE lower(:pattern) ESCAPE '\\') AS sample_matched
-      FROM (SELECT lower(original_name) AS name FROM images WHERE ${owned(status, byCategory)} ORDER BY id DESC LIMIT ${ESTIMATE_SAMPLE}) AS sample
-    ) AS newest
-  ) AS counts
+      SELECT (SELECT coalesce(sum(count), 0) FROM image_counts WHERE ${mine('user_id')}) AS owned, newest.*
+      FROM (
+        SELECT count(*) AS sampled, count(*) FILTER (WHERE name LIKE ${pattern}) AS sample_matched
+        FROM (SELECT lower(original_name) AS name FROM images WHERE ${mine('user_id')} ORDER BY id DESC LIMIT ${ESTIMATE_SAMPLE}) AS sample
+      ) AS newest
+    ) AS known
+  )
+  SELECT page.*, counts.owned, counts.sampled, counts.sample_matched,
+    CASE WHEN counts.rare THEN (
+      SELECT count(*) FROM (
+        (SELECT 1 FROM images WHERE ${trigram} AND (SELECT by_trigram FROM counts) LIMIT ${EXACT_UP_TO + 1})
+        UNION ALL
+        (SELECT 1 FROM images WHERE ${walked} AND NOT (SELECT by_trigram FROM counts) ORDER BY id DESC LIMIT ${EXACT_UP_TO + 1})
+      ) AS upto
+    ) END AS matched
+  FROM counts
   LEFT JOIN LATERAL (
     SELECT ${COLUMNS} FROM images WHERE id IN (
-      SELECT id FROM images WHERE ${matching} ORDER BY ${pageOrder(status, '')} LIMIT :limit OFFSET :offset
+      (SELECT id FROM images WHERE ${trigram} AND (SELECT rare AND by_trigram FROM counts) ${page})
+      UNION ALL
+      (SELECT id FROM images WHERE ${walked} AND NOT (SELECT rare AND by_trigram FROM counts) ${page})
     )
   ) AS page ON true
   WHERE ${LIVE}
@@ -140,6 +185,7 @@ export function createListingRepository(db: Knex, options: { namedStatements: bo
     userId: filter.userId,
     categoryId: filter.categoryId ?? null,
     pattern: filter.keyword ? containsPattern(filter.keyword) : null,
+    trigrams: filter.keyword ? hasTrigram(filter.keyword) : false,
     limit: filter.limit,
     offset: filter.offset,
     credentialId: filter.credential.id,
