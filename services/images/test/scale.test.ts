@@ -26,7 +26,7 @@ describeWithRealServer('TEST_DATABASE_URL', 'list at scale (real Postgres, 100,0
         [userId, categoryId, prefix, count],
       );
     await insertMany(user.id, category.id, 100_000, 'a');
-    await insertMany(other.id, otherCategory.id, 100_000, 'b');
+    await insertMany(other.id, otherCategory.id, 10_000, 'b');
     await svc.db.raw('ANALYZE images');
   }, 120_000);
   afterAll(async () => svc?.close());
@@ -64,6 +64,30 @@ describeWithRealServer('TEST_DATABASE_URL', 'list at scale (real Postgres, 100,0
     const text = plan.rows.map((row: Record<string, string>) => row['QUERY PLAN']).join('\n');
     expect(text).toMatch(/Index Scan|Index Only Scan|Bitmap Index Scan/);
     expect(text).not.toMatch(/Seq Scan on images/);
+  });
+
+  test('when the older of two users lists pages, then Postgres reads those pages\' rows, not the newer user\'s rows before them', async () => {
+    // The neighbour's 10,000 images are newer than all of heavy's: a walk of the primary key, newest
+    // first, passes every one of them before heavy's first row (the planner prices heavy's rows as spread
+    // evenly through the table). The page walks heavy's own index instead.
+    const user = await svc.db('users').where({ name: 'heavy' }).first('id');
+    const credential = await svc.db('credentials').where({ user_id: user.id }).first('id');
+    const category = await svc.db('categories').where({ user_id: user.id, is_default: true }).first('id');
+    await svc.db.transaction(async (trx) => {
+      const listing = createListingRepository(trx, { namedStatements: true });
+      // Index entries this transaction has read from any of the images table's indexes.
+      const entriesRead = async () =>
+        Number((await trx.raw("SELECT sum(pg_stat_get_xact_tuples_returned(indexrelid)) AS n FROM pg_index WHERE indrelid = 'images'::regclass")).rows[0].n);
+      for (const [page, categoryId] of [[1, undefined], [2, undefined], [50, undefined], [1, category.id], [3, category.id]] as const) {
+        const before = await entriesRead();
+        const offset = (page - 1) * 20;
+        const found = (await listing.list({ userId: user.id, credential: { id: credential.id, at: new Date() }, status: 'stored', categoryId, limit: 20, offset }))!;
+        expect(found.rows).toHaveLength(20);
+        expect(found.total).toBe(98_000);
+        // The walk to the page and the page's rows read again for their columns, not the neighbour's 10,000.
+        expect((await entriesRead()) - before).toBeLessThanOrEqual(offset + 2 * 20 + 10);
+      }
+    });
   });
 
   test('when a word is searched for a user whose images are older than another user\'s, then Postgres walks that user\'s own index, not the primary key through the other\'s rows', async () => {

@@ -3,6 +3,7 @@ import { categoryNameSchema } from '../categories/category-name';
 import { AppError } from '../errors/app-error';
 import type { MessageKey } from '../errors/messages';
 import { BULK_MAX_IDS } from '../images/bulk-service';
+import { LIST_MAX_LIMIT } from '../images/listing-repository';
 
 /**
  * Request parsing for the image API: raw query and body values in, typed values out, `参数错误`
@@ -66,7 +67,6 @@ export const ACTIONS = {
 export type ActionName = keyof typeof ACTIONS;
 
 export const LIST_DEFAULT_LIMIT = 20;
-export const LIST_MAX_LIMIT = 100;
 const ID_MAX = Number.MAX_SAFE_INTEGER;
 const PAGE_MAX = 2_147_483_647;
 
