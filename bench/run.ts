@@ -53,7 +53,7 @@ const FULL: Mode = {
   rssUploads: 16,
   rssUploadBytes: 20 * 1024 * 1024,
   searchTools: 10_000,
-  searchSamples: 50,
+  searchSamples: 100,
 };
 
 /** Seconds, not minutes: every scenario runs once, tiny, so CI sees the harness work end to end. */
