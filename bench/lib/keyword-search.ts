@@ -20,9 +20,9 @@ const searchPaths = (keyword: string) =>
 export async function keywordSearchScenario(bench: Bench, log: (line: string) => void): Promise<void> {
   const { mode, front } = bench;
   // The large user first, as when the images-list scenario ran before (seeding skips a user already
-  // seeded): the medium user's rows are then the newest. Seeded the other way round, Postgres walks
-  // the primary key past the large user's 1,000,000 rows for the medium user's pages (docs/benchmarks.md,
-  // "Keyword search").
+  // seeded): the medium user's rows are then the newest, the order in which Postgres once walked the
+  // primary key past the medium user's 100,000 rows for the large user's pages (docs/benchmarks.md,
+  // "Keyword search"; test/scale.test.ts now holds the page and search statements to the user's index).
   const users = [
     { name: 'bench_large', token: bench.largeToken, count: mode.largeImages },
     { name: 'bench_medium', token: bench.mediumToken, count: mode.largeImages / 10 },
